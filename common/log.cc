@@ -1,0 +1,98 @@
+#include "railyard/common/log.h"
+
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <spdlog/logger.h>
+#include <spdlog/sinks/stdout_sinks.h>
+
+#include "railyard/common/env.h"
+#include "railyard/common/error.h"
+#include "railyard/common/parse.h"
+
+namespace railyard::log {
+namespace {
+
+constexpr const char* kVariable = "RAILYARD_LOG";
+constexpr std::array<const char*, 6> kNames{"trace", "debug", "info", "warn", "error", "off"};
+
+std::optional<Level> parse_level(std::string_view text) {
+  for (std::size_t i = 0; i < kNames.size(); ++i) {
+    if (iequals(text, kNames[i])) {
+      return static_cast<Level>(i);
+    }
+  }
+  return std::nullopt;
+}
+
+std::string expected_levels() { return "expected one of error, warn, info, debug, trace or off"; }
+
+// The logger is process-wide on purpose: RAILYARD_LOG is a process-wide
+// setting, and one sink keeps lines from different objects from interleaving.
+class Logger {
+ public:
+  Logger() {
+    const auto text = env::get(kVariable);
+    if (text) {
+      if (auto parsed = parse_level(*text)) {
+        level_.store(*parsed);
+      }
+    }
+    auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+    logger_ = std::make_shared<spdlog::logger>("railyard", std::move(sink));
+    std::array<char, 256> host{};
+    if (gethostname(host.data(), host.size() - 1) != 0) {
+      host[0] = '\0';
+    }
+    logger_->set_pattern(fmt::format("{}:%P:%t railyard %l: %v", host.data()));
+    logger_->set_level(spdlog::level::trace);  // filtering happens in enabled()
+    logger_->flush_on(spdlog::level::trace);
+    if (text && !parse_level(*text)) {
+      logger_->warn("{}='{}' is invalid ({}); logging at warn", kVariable, *text,
+                    expected_levels());
+    }
+  }
+
+  std::atomic<Level>& level() { return level_; }
+  spdlog::logger& sink() { return *logger_; }
+
+ private:
+  std::atomic<Level> level_{Level::kWarn};
+  std::shared_ptr<spdlog::logger> logger_;
+};
+
+Logger& instance() {
+  static Logger logger;
+  return logger;
+}
+
+}  // namespace
+
+Level level() noexcept { return instance().level().load(std::memory_order_relaxed); }
+
+void set_level(Level lvl) noexcept { instance().level().store(lvl, std::memory_order_relaxed); }
+
+bool enabled(Level lvl) noexcept {
+  return lvl != Level::kOff && lvl >= instance().level().load(std::memory_order_relaxed);
+}
+
+void check_environment() {
+  const auto text = env::get(kVariable);
+  if (text && !parse_level(*text)) {
+    throw ConfigError(kVariable, *text, expected_levels());
+  }
+}
+
+void emit(Level lvl, std::string_view message) {
+  static constexpr std::array<spdlog::level::level_enum, 6> kSpd{
+      spdlog::level::trace, spdlog::level::debug, spdlog::level::info,
+      spdlog::level::warn,  spdlog::level::err,   spdlog::level::off};
+  instance().sink().log(kSpd.at(static_cast<std::size_t>(lvl)), message);
+}
+
+}  // namespace railyard::log

@@ -1,0 +1,39 @@
+// Strict parsers for the values users type: environment variables, options and
+// command-line flags. Each rejects anything it does not fully understand with a
+// ConfigError naming the input, the value and the expected form.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace railyard {
+
+// Splits on `sep`, keeping empty pieces so callers can reject them.
+[[nodiscard]] std::vector<std::string_view> split(std::string_view text, char sep);
+
+// Removes leading and trailing spaces and tabs.
+[[nodiscard]] std::string_view trim(std::string_view text);
+
+// A byte count: decimal digits with an optional binary suffix k, m, g or t
+// (case-insensitive, optionally followed by "b" or "ib": 64k = 64KiB = 65536).
+// Returns nullopt on anything else, including overflow.
+[[nodiscard]] std::optional<std::uint64_t> try_parse_size(std::string_view text);
+
+// As try_parse_size, but throws ConfigError naming `input`.
+[[nodiscard]] std::uint64_t parse_size(std::string_view input, std::string_view text);
+
+// A plain unsigned decimal integer in [min, max]; throws ConfigError naming `input`.
+[[nodiscard]] std::uint64_t parse_uint(std::string_view input, std::string_view text,
+                                       std::uint64_t min, std::uint64_t max);
+
+// Case-insensitive ASCII comparison.
+[[nodiscard]] bool iequals(std::string_view a, std::string_view b) noexcept;
+
+// "a, b or c" (conjunction "or") or "a, b and c" for error messages.
+[[nodiscard]] std::string join_list(const std::vector<std::string>& items,
+                                    std::string_view conjunction);
+
+}  // namespace railyard

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package railyard needs to build, test and benchmark.
+# Idempotent: packages already present are left alone; safe to run repeatedly.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake pkg-config git
+  # fabric and topology
+  libfabric-dev libfabric-bin libhwloc-dev hwloc-nox libibverbs-dev librdmacm-dev
+  # MPI (the PMPI shim and the Open MPI baseline benchmarks)
+  openmpi-bin libopenmpi-dev
+  # libraries
+  libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # emulated multi-NIC hosts (ip netns, veth, tc)
+  iproute2 procps
+  # house style
+  clang-format clang-tidy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+sudo_cmd=()
+if ((EUID != 0)); then
+  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo_cmd=(sudo)
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,80 @@
+#include "railyard/common/parse.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "railyard/common/error.h"
+
+namespace railyard {
+namespace {
+
+TEST(Split, KeepsEmptyPieces) {
+  EXPECT_EQ(split("a,b", ','), (std::vector<std::string_view>{"a", "b"}));
+  EXPECT_EQ(split("a,,b,", ','), (std::vector<std::string_view>{"a", "", "b", ""}));
+  EXPECT_EQ(split("", ','), (std::vector<std::string_view>{""}));
+}
+
+TEST(Trim, RemovesSpacesAndTabs) {
+  EXPECT_EQ(trim("  x y\t"), "x y");
+  EXPECT_EQ(trim(" \t "), "");
+}
+
+TEST(ParseSize, AcceptsBinarySuffixes) {
+  EXPECT_EQ(try_parse_size("0"), 0U);
+  EXPECT_EQ(try_parse_size("4096"), 4096U);
+  EXPECT_EQ(try_parse_size("64k"), 65536U);
+  EXPECT_EQ(try_parse_size("64K"), 65536U);
+  EXPECT_EQ(try_parse_size("64KiB"), 65536U);
+  EXPECT_EQ(try_parse_size("1m"), 1048576U);
+  EXPECT_EQ(try_parse_size("2GB"), 2ULL << 30);
+  EXPECT_EQ(try_parse_size("1t"), 1ULL << 40);
+  EXPECT_EQ(try_parse_size("18446744073709551615"), std::numeric_limits<std::uint64_t>::max());
+}
+
+TEST(ParseSize, RejectsEverythingElse) {
+  for (const char* bad : {"", "k", "-1", "0x10", "1.5k", "16kk", "16 k", " 16", "16x",
+                          "18446744073709551616", "17179869184g", "1kb2"}) {
+    EXPECT_FALSE(try_parse_size(bad).has_value()) << bad;
+  }
+}
+
+TEST(ParseSize, ErrorNamesInputValueAndForm) {
+  try {
+    (void)parse_size("RAILYARD_MIN_CHUNK", "64q");
+    FAIL() << "no exception";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.input(), "RAILYARD_MIN_CHUNK");
+    EXPECT_EQ(e.value(), "64q");
+    EXPECT_NE(std::string(e.what()).find("RAILYARD_MIN_CHUNK='64q'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("byte count"), std::string::npos);
+  }
+}
+
+TEST(ParseUint, ChecksRange) {
+  EXPECT_EQ(parse_uint("X", "7", 0, 10), 7U);
+  EXPECT_THROW((void)parse_uint("X", "11", 0, 10), ConfigError);
+  EXPECT_THROW((void)parse_uint("X", "", 0, 10), ConfigError);
+  EXPECT_THROW((void)parse_uint("X", "+1", 0, 10), ConfigError);
+  try {
+    (void)parse_uint("RAILYARD_SPIN_US", "abc", 0, 1000);
+    FAIL() << "no exception";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "RAILYARD_SPIN_US='abc' is invalid: expected an integer from 0 to 1000");
+  }
+}
+
+TEST(Iequals, IgnoresAsciiCase) {
+  EXPECT_TRUE(iequals("Round-Robin", "round-robin"));
+  EXPECT_FALSE(iequals("fixed", "fixed "));
+}
+
+TEST(JoinList, UsesConjunctionBeforeTheLast) {
+  EXPECT_EQ(join_list({}, "or"), "");
+  EXPECT_EQ(join_list({"a"}, "or"), "a");
+  EXPECT_EQ(join_list({"a", "b"}, "and"), "a and b");
+  EXPECT_EQ(join_list({"a", "b", "c"}, "or"), "a, b or c");
+}
+
+}  // namespace
+}  // namespace railyard

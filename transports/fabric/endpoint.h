@@ -1,0 +1,35 @@
+// Owner of an endpoint: the object that posts sends, receives and RMA.
+#pragma once
+
+#include <rdma/fabric.h>
+#include <rdma/fi_endpoint.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "railyard/transports/fabric/address_vector.h"
+#include "railyard/transports/fabric/completion_queue.h"
+#include "railyard/transports/fabric/fabric.h"
+#include "railyard/transports/fabric/fid_handle.h"
+
+namespace railyard::fabric {
+
+class Endpoint {
+ public:
+  Endpoint(const Domain& domain, fi_info& info);
+
+  void bind(const AddressVector& av);
+  // Both transmit and receive completions go to `cq`.
+  void bind(const CompletionQueue& cq);
+  void enable();
+
+  // This endpoint's address (fi_getname), valid after enable().
+  [[nodiscard]] std::vector<std::byte> name() const;
+
+  [[nodiscard]] fid_ep* get() const noexcept { return handle_.get(); }
+
+ private:
+  FidHandle<fid_ep> handle_;
+};
+
+}  // namespace railyard::fabric

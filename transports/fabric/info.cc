@@ -1,0 +1,49 @@
+#include "railyard/transports/fabric/info.h"
+
+#include <rdma/fi_errno.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "railyard/common/error.h"
+
+namespace railyard::fabric {
+
+FabricInfo FabricInfo::allocate() {
+  fi_info* info = fi_allocinfo();
+  if (info == nullptr) {
+    throw FabricError("fi_allocinfo", -FI_ENOMEM, "allocating libfabric hints");
+  }
+  return FabricInfo(info);
+}
+
+FabricInfo FabricInfo::copy_of(const fi_info& entry) {
+  fi_info* copy = fi_dupinfo(&entry);
+  if (copy == nullptr) {
+    throw FabricError("fi_dupinfo", -FI_ENOMEM, "copying a libfabric info entry");
+  }
+  return FabricInfo(copy);
+}
+
+void FabricInfo::set_provider(const std::string& name) {
+  // fi_freeinfo releases prov_name with free(), so it must come from malloc.
+  std::free(list_->fabric_attr->prov_name);  // NOLINT(cppcoreguidelines-no-malloc)
+  list_->fabric_attr->prov_name = strdup(name.c_str());
+  if (list_->fabric_attr->prov_name == nullptr) {
+    throw FabricError("strdup", -FI_ENOMEM, "copying the provider name");
+  }
+}
+
+std::uint32_t api_version() noexcept { return FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION); }
+
+int get_info(const char* node, const char* service, std::uint64_t flags, const FabricInfo& hints,
+             FabricInfo& out) {
+  fi_info* list = nullptr;
+  const int rc = fi_getinfo(api_version(), node, service, flags, hints.get(), &list);
+  if (rc == 0) {
+    out = FabricInfo(list);
+  }
+  return rc;
+}
+
+}  // namespace railyard::fabric

@@ -1,0 +1,24 @@
+// What one rail has carried, so users, tools and tests can see where traffic went.
+#pragma once
+
+#include <cstdint>
+
+namespace railyard {
+
+// Counted when an operation completes successfully (injects: when posted).
+struct RailCounters {
+  std::uint64_t messages_sent = 0;
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t messages_received = 0;
+  std::uint64_t bytes_received = 0;
+  std::uint64_t writes = 0;
+  std::uint64_t bytes_written = 0;
+  std::uint64_t reads = 0;
+  std::uint64_t bytes_read = 0;
+  // Operations that completed with an error status.
+  std::uint64_t errors = 0;
+  // Posts the provider refused with FI_EAGAIN and the rail queued to retry.
+  std::uint64_t deferred_posts = 0;
+};
+
+}  // namespace railyard

@@ -1,0 +1,31 @@
+// What a Rail is asked to be.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "railyard/transports/wait_policy.h"
+
+namespace railyard {
+
+inline constexpr const char* kDefaultProvider = "tcp;ofi_rxm";
+
+struct RailOptions {
+  // libfabric provider, exactly as fi_info names it ("tcp;ofi_rxm",
+  // "verbs;ofi_rxm"). Empty: RAILYARD_PROVIDER, else kDefaultProvider.
+  std::string provider;
+  // Where to bind: interface, IP address, host name or FI_ADDR_STR (see
+  // bind_address.h). Empty: the provider's first interface.
+  std::string address;
+  // Completion queue depth; 0 sizes it to the provider's tx + rx queues.
+  std::size_t completion_queue_size = 0;
+  // Hint for the address vector's size.
+  std::size_t expected_peers = 64;
+  WaitPolicy wait;
+
+  // Defaults with provider and spin taken from the environment; throws
+  // ConfigError on an invalid variable.
+  [[nodiscard]] static RailOptions from_environment();
+};
+
+}  // namespace railyard

@@ -1,0 +1,21 @@
+// How a thread with nothing to do waits for completions: spin a little (the
+// cheapest way to catch a reply that is microseconds away), then sleep on the
+// completion queue's wait object so an oversubscribed node keeps its cores.
+#pragma once
+
+#include <chrono>
+
+namespace railyard {
+
+struct WaitPolicy {
+  // Keep polling this long after the last completion before blocking.
+  // Default from RAILYARD_SPIN_US.
+  std::chrono::microseconds spin{20};
+  // Longest single sleep; the waiter then re-polls even without a wake-up.
+  std::chrono::milliseconds max_block{100};
+
+  // spin from RAILYARD_SPIN_US (0 to 1000000), max_block default.
+  [[nodiscard]] static WaitPolicy from_environment();
+};
+
+}  // namespace railyard
