@@ -23,6 +23,10 @@ install(FILES "${PROJECT_BINARY_DIR}/railyardConfig.cmake"
   DESTINATION "${RAILYARD_CMAKE_DIR}"
   COMPONENT devel)
 
+# The .pc file finds its prefix relative to itself, so the installed tree can
+# be moved (or installed with cmake --install --prefix) and still work.
+file(RELATIVE_PATH RAILYARD_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+string(REGEX REPLACE "/$" "" RAILYARD_PC_TO_PREFIX "${RAILYARD_PC_TO_PREFIX}")
 configure_file(cmake/railyard.pc.in "${PROJECT_BINARY_DIR}/railyard.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/railyard.pc"
   DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig"

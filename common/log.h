@@ -16,15 +16,15 @@ enum class Level { kTrace = 0, kDebug, kInfo, kWarn, kError, kOff };
 
 // The level RAILYARD_LOG asks for; kWarn when unset.
 [[nodiscard]] Level level() noexcept;
-void set_level(Level level) noexcept;
-[[nodiscard]] bool enabled(Level level) noexcept;
+void set_level(Level lvl) noexcept;
+[[nodiscard]] bool enabled(Level lvl) noexcept;
 
 // Throws ConfigError when RAILYARD_LOG is set to something other than error,
 // warn, info, debug, trace or off. Entry points (Rail, tools) call it so a typo
 // is reported at once rather than silently ignored.
 void check_environment();
 
-void emit(Level level, std::string_view message);
+void emit(Level lvl, std::string_view message);
 
 template <typename... Args>
 void write(Level lvl, fmt::format_string<Args...> format, Args&&... args) {

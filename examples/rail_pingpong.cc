@@ -18,6 +18,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <fmt/format.h>
@@ -31,7 +32,6 @@
 
 namespace {
 
-using railyard::ConstBuffer;
 using railyard::LocalRegion;
 using railyard::Rail;
 using railyard::RailOptions;
@@ -60,7 +60,7 @@ class Pipe {
  public:
   explicit Pipe(int fd) : fd_(fd) {}
   void send(const std::vector<std::byte>& blob) const {
-    const std::uint32_t size = static_cast<std::uint32_t>(blob.size());
+    const auto size = static_cast<std::uint32_t>(blob.size());
     write_all(&size, sizeof(size));
     write_all(blob.data(), blob.size());
   }
@@ -329,12 +329,12 @@ void print_json(const Settings& settings, const Side& side, const std::vector<Ro
 int run_pair(const Settings& settings) {
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
-    throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
+    throw std::runtime_error(std::string("socketpair: ") + std::system_category().message(errno));
   }
   std::fflush(nullptr);
   const pid_t child = ::fork();
   if (child < 0) {
-    throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    throw std::runtime_error(std::string("fork: ") + std::system_category().message(errno));
   }
   if (child == 0) {
     ::close(fds[0]);
@@ -374,9 +374,7 @@ int run_pair(const Settings& settings) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_tool(int argc, char** argv) {
   Settings settings;
   std::string rails = "127.0.0.1,127.0.0.2";
   std::string min_size = "1";
@@ -402,23 +400,28 @@ int main(int argc, char** argv) {
   app.add_flag("--json", settings.json, "print JSON instead of the table");
   CLI11_PARSE(app, argc, argv);
 
+  settings.timeout = std::chrono::seconds(timeout_s);
+  settings.min_size = railyard::parse_size("--min-size", min_size);
+  settings.max_size = railyard::parse_size("--max-size", max_size);
+  if (settings.max_size < settings.min_size || settings.max_size > (1ULL << 30)) {
+    throw railyard::ConfigError("--max-size", max_size, "expected a size from --min-size up to 1g");
+  }
+  settings.rails.clear();
+  for (const auto piece : railyard::split(rails, ',')) {
+    if (piece.empty()) {
+      throw railyard::ConfigError("--rails", rails,
+                                  "expected a comma list of addresses without empty entries");
+    }
+    settings.rails.emplace_back(piece);
+  }
+  return run_pair(settings);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
   try {
-    settings.timeout = std::chrono::seconds(timeout_s);
-    settings.min_size = railyard::parse_size("--min-size", min_size);
-    settings.max_size = railyard::parse_size("--max-size", max_size);
-    if (settings.max_size < settings.min_size || settings.max_size > (1ULL << 30)) {
-      throw railyard::ConfigError("--max-size", max_size,
-                                  "expected a size from --min-size up to 1g");
-    }
-    settings.rails.clear();
-    for (const auto piece : railyard::split(rails, ',')) {
-      if (piece.empty()) {
-        throw railyard::ConfigError("--rails", rails,
-                                    "expected a comma list of addresses without empty entries");
-      }
-      settings.rails.emplace_back(piece);
-    }
-    return run_pair(settings);
+    return run_tool(argc, argv);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "railyard-pingpong: error: %s\n", e.what());
     return 1;

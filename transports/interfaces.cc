@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <system_error>
 #include <utility>
 
 #include "railyard/common/error.h"
@@ -50,7 +51,8 @@ std::string numeric_host(const sockaddr* address) {
 std::vector<InterfaceAddress> list_interface_addresses() {
   ifaddrs* raw = nullptr;
   if (getifaddrs(&raw) != 0) {
-    throw Error("getifaddrs", -errno, std::string("getifaddrs failed: ") + std::strerror(errno));
+    const int err = errno;
+    throw Error("getifaddrs", -err, "getifaddrs failed: " + std::system_category().message(err));
   }
   const std::unique_ptr<ifaddrs, decltype(&freeifaddrs)> list(raw, &freeifaddrs);
   std::vector<InterfaceAddress> out;
@@ -88,7 +90,11 @@ std::string describe_interfaces(const std::vector<InterfaceAddress>& addresses) 
   }
   std::string out;
   for (const auto& [name, list] : groups) {
-    out += (out.empty() ? "" : ", ") + name + " (" + list + ")";
+    out += out.empty() ? "" : ", ";
+    out += name;
+    out += " (";
+    out += list;
+    out += ")";
   }
   return out.empty() ? "none" : out;
 }

@@ -90,6 +90,21 @@ StatusCode code_for(int fi_errno) noexcept {
   }
 }
 
+// Marks a rail busy in progress() for the guard's lifetime, so an
+// on_complete that calls progress() again returns at once.
+class ProgressGuard {
+ public:
+  explicit ProgressGuard(bool& flag) : flag_(flag) { flag_ = true; }
+  ~ProgressGuard() { flag_ = false; }
+  ProgressGuard(const ProgressGuard&) = delete;
+  ProgressGuard& operator=(const ProgressGuard&) = delete;
+  ProgressGuard(ProgressGuard&&) = delete;
+  ProgressGuard& operator=(ProgressGuard&&) = delete;
+
+ private:
+  bool& flag_;
+};
+
 bool is_receive(OpKind kind) noexcept {
   return kind == OpKind::kRecv || kind == OpKind::kTaggedRecv;
 }
@@ -586,11 +601,7 @@ std::size_t Rail::progress() {
   if (in_progress_) {
     return 0;  // called from an on_complete: the outer call keeps going
   }
-  in_progress_ = true;
-  struct Reset {
-    bool& flag;
-    ~Reset() { flag = false; }
-  } reset{in_progress_};
+  const ProgressGuard guard(in_progress_);
 
   std::size_t delivered = 0;
   if (!local_completions_.empty()) {
@@ -630,11 +641,7 @@ std::size_t Rail::progress_blocking(std::chrono::milliseconds timeout) {
   const long n = cq_.sread(entries, timeout);
   std::size_t delivered = 0;
   {
-    in_progress_ = true;
-    struct Reset {
-      bool& flag;
-      ~Reset() { flag = false; }
-    } reset{in_progress_};
+    const ProgressGuard guard(in_progress_);
     if (n > 0) {
       delivered += deliver(std::span(entries.data(), static_cast<std::size_t>(n)));
     } else if (n == -FI_EAVAIL) {

@@ -114,24 +114,25 @@ RailLimits read_limits(const fi_info& info) {
 void require_rail_limits(const RailLimits& limits) {
   std::vector<std::string> missing;
   if ((limits.caps & (FI_MSG | FI_TAGGED)) != (FI_MSG | FI_TAGGED)) {
-    missing.push_back(fmt::format("FI_MSG and FI_TAGGED (it offers {})", caps_string(limits.caps)));
+    missing.emplace_back(
+        fmt::format("FI_MSG and FI_TAGGED (it offers {})", caps_string(limits.caps)));
   }
   if (!limits.rma()) {
-    missing.push_back(
+    missing.emplace_back(
         "RMA read and write (FI_RMA with FI_READ, FI_WRITE, FI_REMOTE_READ, "
         "FI_REMOTE_WRITE), which rendezvous and RMA windows use");
   }
   if (limits.max_message_size < kMinMaxMessageSize) {
-    missing.push_back(fmt::format("messages of at least {} bytes (its maximum is {})",
-                                  kMinMaxMessageSize, limits.max_message_size));
+    missing.emplace_back(fmt::format("messages of at least {} bytes (its maximum is {})",
+                                     kMinMaxMessageSize, limits.max_message_size));
   }
   if (limits.tx_queue_size < kMinQueueSize || limits.rx_queue_size < kMinQueueSize) {
-    missing.push_back(fmt::format("queues of at least {} entries (it offers tx {}, rx {})",
-                                  kMinQueueSize, limits.tx_queue_size, limits.rx_queue_size));
+    missing.emplace_back(fmt::format("queues of at least {} entries (it offers tx {}, rx {})",
+                                     kMinQueueSize, limits.tx_queue_size, limits.rx_queue_size));
   }
   if ((limits.mr_mode & ~kRailMrModes & ~static_cast<std::uint64_t>(FI_MR_BASIC)) != 0) {
-    missing.push_back(fmt::format("memory registration in modes railyard handles ({} asked)",
-                                  limits.mr_mode_string()));
+    missing.emplace_back(fmt::format("memory registration in modes railyard handles ({} asked)",
+                                     limits.mr_mode_string()));
   }
   if (!missing.empty()) {
     throw Error(fmt::format("provider '{}' cannot carry a rail: it lacks {}", limits.provider,

@@ -50,7 +50,7 @@ inline constexpr std::uint64_t kRailModes = FI_CONTEXT | FI_CONTEXT2;
 inline constexpr std::uint64_t kRailMrModes =
     FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT | FI_MR_RAW;
 // Below these a provider cannot carry railyard's protocols.
-inline constexpr std::uint64_t kMinMaxMessageSize = 64 * 1024;
+inline constexpr std::uint64_t kMinMaxMessageSize = std::uint64_t{64} * 1024;
 inline constexpr std::size_t kMinQueueSize = 16;
 
 // Throws Error naming the provider and what it lacks when `limits` fall short

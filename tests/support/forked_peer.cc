@@ -1,16 +1,17 @@
 #include "forked_peer.h"
 
 #include <poll.h>
-#include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 namespace railyard::testing {
@@ -26,7 +27,8 @@ void write_all(int fd, const void* data, std::size_t size) {
       continue;
     }
     if (n <= 0) {
-      throw std::runtime_error(std::string("pipe write failed: ") + std::strerror(errno));
+      throw std::runtime_error(std::string("pipe write failed: ") +
+                               std::system_category().message(errno));
     }
     bytes += n;
     size -= static_cast<std::size_t>(n);
@@ -94,12 +96,13 @@ std::string Pipe::receive_text(std::chrono::milliseconds timeout) const {
 ForkedPeer::ForkedPeer(const std::function<void(Pipe&)>& body) {
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
-    throw std::runtime_error(std::string("socketpair failed: ") + std::strerror(errno));
+    throw std::runtime_error(std::string("socketpair failed: ") +
+                             std::system_category().message(errno));
   }
   std::fflush(nullptr);
   pid_ = ::fork();
   if (pid_ < 0) {
-    throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+    throw std::runtime_error(std::string("fork failed: ") + std::system_category().message(errno));
   }
   if (pid_ == 0) {
     ::close(fds[0]);

@@ -23,7 +23,8 @@ inline RailOptions loopback_options(const std::string& address) {
 }
 
 struct RailPair {
-  RailPair(const std::string& address_a = "127.0.0.1", const std::string& address_b = "127.0.0.1")
+  explicit RailPair(const std::string& address_a = "127.0.0.1",
+                    const std::string& address_b = "127.0.0.1")
       : a(std::make_unique<Rail>(loopback_options(address_a))),
         b(std::make_unique<Rail>(loopback_options(address_b))),
         a_to_b(a->insert_peer(b->address())),
@@ -31,7 +32,7 @@ struct RailPair {
 
   // Progresses both rails until done() or kTestTimeout; returns done().
   bool run_until(const std::function<bool()>& done,
-                 std::chrono::nanoseconds timeout = kTestTimeout) {
+                 std::chrono::nanoseconds timeout = kTestTimeout) const {
     std::array<Rail*, 2> rails{a.get(), b.get()};
     return progress_until(rails, done, timeout, a->wait_policy());
   }

@@ -27,7 +27,8 @@ FabricInfo FabricInfo::copy_of(const fi_info& entry) {
 
 void FabricInfo::set_provider(const std::string& name) {
   // fi_freeinfo releases prov_name with free(), so it must come from malloc.
-  std::free(list_->fabric_attr->prov_name);  // NOLINT(cppcoreguidelines-no-malloc)
+  // NOLINTNEXTLINE(cppcoreguidelines-no-malloc,cppcoreguidelines-owning-memory)
+  std::free(list_->fabric_attr->prov_name);
   list_->fabric_attr->prov_name = strdup(name.c_str());
   if (list_->fabric_attr->prov_name == nullptr) {
     throw FabricError("strdup", -FI_ENOMEM, "copying the provider name");

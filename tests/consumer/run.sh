@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs railyard from a build tree into a scratch prefix, then builds the
+# consumer project against it twice, with find_package and with pkg-config,
+# and runs both.
+# Usage: run.sh <railyard build dir> <scratch dir> <extra compiler/linker flags>
+set -euo pipefail
+build=$1
+scratch=$2
+flags=${3:-}
+here=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$scratch"
+mkdir -p "$scratch"
+prefix="$scratch/prefix"
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+
+echo "--- find_package(railyard)"
+cmake -S "$here" -B "$scratch/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null
+cmake --build "$scratch/cmake-build" >/dev/null
+"$scratch/cmake-build/consumer"
+
+echo "--- pkg-config railyard"
+libdir=$(find "$prefix" -name railyard.pc -printf '%h\n' | head -n 1)
+export PKG_CONFIG_PATH="$libdir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+pkg-config --exists railyard
+# shellcheck disable=SC2046,SC2086
+c++ $flags "$here/consumer.cc" -o "$scratch/consumer-pc" $(pkg-config --cflags --libs railyard)
+LD_LIBRARY_PATH="$(dirname "$libdir")" "$scratch/consumer-pc"
