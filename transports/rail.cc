@@ -36,10 +36,7 @@ constexpr int kMaxBatchesPerProgress = 8;
 RailOptions resolve_options(RailOptions options) {
   log::check_environment();
   if (options.provider.empty()) {
-    options.provider = RailOptions::from_environment().provider;
-  }
-  if (options.provider.empty()) {
-    options.provider = kDefaultProvider;
+    options.provider = default_provider();
   }
   return options;
 }
@@ -213,170 +210,121 @@ RemoteRegion Rail::import_region(std::span<const std::byte> remote_key) {
   return region;
 }
 
-Status Rail::check_local(const char* what, const void* data, std::size_t size,
-                         const void* descriptor) const {
-  if (data == nullptr && size != 0) {
+Status Rail::post(const char* what, PendingPost post) {
+  if (post.buffer == nullptr && post.length != 0) {
     return {StatusCode::kInvalidArgument,
-            fmt::format("{} on rail {}: {} bytes at a null address", what, name_, size)};
+            fmt::format("{} on rail {}: {} bytes at a null address", what, name_, post.length)};
   }
-  if (limits_.mr_local() && descriptor == nullptr && size != 0) {
+  if (post.inject && post.length > limits_.inject_size) {
+    return {StatusCode::kInvalidArgument,
+            fmt::format("{} of {} bytes on rail {}: provider {} injects at most {} bytes", what,
+                        post.length, name_, limits_.provider, limits_.inject_size)};
+  }
+  // Injects copy their bytes at once and need no registration.
+  if (!post.inject && limits_.mr_local() && post.descriptor == nullptr && post.length != 0) {
     return {StatusCode::kInvalidArgument,
             fmt::format("{} on rail {}: provider {} needs registered memory (FI_MR_LOCAL); pass "
                         "a buffer from a LocalRegion",
                         what, name_, limits_.provider)};
   }
-  return {};
+  const bool receive = is_receive(post.kind);
+  return submit(std::move(post), receive ? rx_backlog_ : tx_backlog_);
 }
 
 Status Rail::post_send(RailOp& op, RailPeer peer, ConstBuffer source) {
-  if (auto status = check_local("send", source.data, source.size, source.descriptor);
-      !status.ok()) {
-    return status;
-  }
-  PendingPost post;
-  post.kind = OpKind::kSend;
-  post.op = &op;
-  post.peer = peer.address;
-  post.buffer = const_cast<void*>(source.data);  // libfabric's send API is not const-correct
-  post.length = source.size;
-  post.descriptor = source.descriptor;
-  return submit(std::move(post), tx_backlog_);
+  // libfabric's send calls take non-const buffers; they do not write them.
+  return post("send", {.kind = OpKind::kSend,
+                       .op = &op,
+                       .peer = peer.address,
+                       .buffer = const_cast<void*>(source.data),
+                       .length = source.size,
+                       .descriptor = source.descriptor});
 }
 
 Status Rail::post_recv(RailOp& op, MutableBuffer destination) {
-  if (auto status =
-          check_local("receive", destination.data, destination.size, destination.descriptor);
-      !status.ok()) {
-    return status;
-  }
-  PendingPost post;
-  post.kind = OpKind::kRecv;
-  post.op = &op;
-  post.buffer = destination.data;
-  post.length = destination.size;
-  post.descriptor = destination.descriptor;
-  return submit(std::move(post), rx_backlog_);
+  return post("receive", {.kind = OpKind::kRecv,
+                          .op = &op,
+                          .buffer = destination.data,
+                          .length = destination.size,
+                          .descriptor = destination.descriptor});
 }
 
 Status Rail::post_tagged_send(RailOp& op, RailPeer peer, ConstBuffer source, std::uint64_t tag) {
-  if (auto status = check_local("tagged send", source.data, source.size, source.descriptor);
-      !status.ok()) {
-    return status;
-  }
-  PendingPost post;
-  post.kind = OpKind::kTaggedSend;
-  post.op = &op;
-  post.peer = peer.address;
-  post.buffer = const_cast<void*>(source.data);
-  post.length = source.size;
-  post.descriptor = source.descriptor;
-  post.tag = tag;
-  return submit(std::move(post), tx_backlog_);
+  return post("tagged send", {.kind = OpKind::kTaggedSend,
+                              .op = &op,
+                              .peer = peer.address,
+                              .buffer = const_cast<void*>(source.data),
+                              .length = source.size,
+                              .descriptor = source.descriptor,
+                              .tag = tag});
 }
 
 Status Rail::post_tagged_recv(RailOp& op, MutableBuffer destination, std::uint64_t tag,
                               std::uint64_t ignore) {
-  if (auto status =
-          check_local("tagged receive", destination.data, destination.size, destination.descriptor);
-      !status.ok()) {
-    return status;
-  }
-  PendingPost post;
-  post.kind = OpKind::kTaggedRecv;
-  post.op = &op;
-  post.buffer = destination.data;
-  post.length = destination.size;
-  post.descriptor = destination.descriptor;
-  post.tag = tag;
-  post.ignore = ignore;
-  return submit(std::move(post), rx_backlog_);
+  return post("tagged receive", {.kind = OpKind::kTaggedRecv,
+                                 .op = &op,
+                                 .buffer = destination.data,
+                                 .length = destination.size,
+                                 .descriptor = destination.descriptor,
+                                 .tag = tag,
+                                 .ignore = ignore});
 }
 
 Status Rail::inject(RailPeer peer, ConstBuffer source) {
-  if (source.size > limits_.inject_size) {
-    return {StatusCode::kInvalidArgument,
-            fmt::format("inject of {} bytes on rail {}: provider {} injects at most {} bytes",
-                        source.size, name_, limits_.provider, limits_.inject_size)};
-  }
-  if (auto status = check_local("inject", source.data, source.size, nullptr); !status.ok()) {
-    return status;
-  }
-  PendingPost post;
-  post.kind = OpKind::kSend;
-  post.inject = true;
-  post.peer = peer.address;
-  post.buffer = const_cast<void*>(source.data);
-  post.length = source.size;
-  return submit(std::move(post), tx_backlog_);
+  return post("inject", {.kind = OpKind::kSend,
+                         .peer = peer.address,
+                         .buffer = const_cast<void*>(source.data),
+                         .length = source.size,
+                         .inject = true});
 }
 
 Status Rail::tagged_inject(RailPeer peer, ConstBuffer source, std::uint64_t tag) {
-  if (source.size > limits_.inject_size) {
+  return post("tagged inject", {.kind = OpKind::kTaggedSend,
+                                .peer = peer.address,
+                                .buffer = const_cast<void*>(source.data),
+                                .length = source.size,
+                                .tag = tag,
+                                .inject = true});
+}
+
+Status Rail::check_remote(const char* what, std::size_t size, const RemoteRegion& region,
+                          std::uint64_t offset) const {
+  if (offset > region.length() || size > region.length() - offset) {
     return {StatusCode::kInvalidArgument,
-            fmt::format("tagged inject of {} bytes on rail {}: provider {} injects at most {} "
-                        "bytes",
-                        source.size, name_, limits_.provider, limits_.inject_size)};
+            fmt::format("{} of {} bytes at offset {} on rail {} exceeds the {}-byte remote region",
+                        what, size, offset, name_, region.length())};
   }
-  if (auto status = check_local("tagged inject", source.data, source.size, nullptr); !status.ok()) {
-    return status;
-  }
-  PendingPost post;
-  post.kind = OpKind::kTaggedSend;
-  post.inject = true;
-  post.peer = peer.address;
-  post.buffer = const_cast<void*>(source.data);
-  post.length = source.size;
-  post.tag = tag;
-  return submit(std::move(post), tx_backlog_);
+  return {};
 }
 
 Status Rail::post_write(RailOp& op, RailPeer peer, ConstBuffer source, const RemoteRegion& target,
                         std::uint64_t offset) {
-  if (offset > target.length() || source.size > target.length() - offset) {
-    return {StatusCode::kInvalidArgument,
-            fmt::format("RMA write of {} bytes at offset {} on rail {} exceeds the {}-byte "
-                        "remote region",
-                        source.size, offset, name_, target.length())};
-  }
-  if (auto status = check_local("RMA write", source.data, source.size, source.descriptor);
-      !status.ok()) {
+  if (auto status = check_remote("RMA write", source.size, target, offset); !status.ok()) {
     return status;
   }
-  PendingPost post;
-  post.kind = OpKind::kWrite;
-  post.op = &op;
-  post.peer = peer.address;
-  post.buffer = const_cast<void*>(source.data);
-  post.length = source.size;
-  post.descriptor = source.descriptor;
-  post.remote_address = target.address(offset);
-  post.remote_key = target.key();
-  return submit(std::move(post), tx_backlog_);
+  return post("RMA write", {.kind = OpKind::kWrite,
+                            .op = &op,
+                            .peer = peer.address,
+                            .buffer = const_cast<void*>(source.data),
+                            .length = source.size,
+                            .descriptor = source.descriptor,
+                            .remote_address = target.address(offset),
+                            .remote_key = target.key()});
 }
 
 Status Rail::post_read(RailOp& op, RailPeer peer, MutableBuffer destination,
                        const RemoteRegion& source, std::uint64_t offset) {
-  if (offset > source.length() || destination.size > source.length() - offset) {
-    return {StatusCode::kInvalidArgument,
-            fmt::format("RMA read of {} bytes at offset {} on rail {} exceeds the {}-byte "
-                        "remote region",
-                        destination.size, offset, name_, source.length())};
-  }
-  if (auto status =
-          check_local("RMA read", destination.data, destination.size, destination.descriptor);
-      !status.ok()) {
+  if (auto status = check_remote("RMA read", destination.size, source, offset); !status.ok()) {
     return status;
   }
-  PendingPost post;
-  post.kind = OpKind::kRead;
-  post.op = &op;
-  post.peer = peer.address;
-  post.buffer = destination.data;
-  post.length = destination.size;
-  post.descriptor = destination.descriptor;
-  post.remote_address = source.address(offset);
-  post.remote_key = source.key();
-  return submit(std::move(post), tx_backlog_);
+  return post("RMA read", {.kind = OpKind::kRead,
+                           .op = &op,
+                           .peer = peer.address,
+                           .buffer = destination.data,
+                           .length = destination.size,
+                           .descriptor = destination.descriptor,
+                           .remote_address = source.address(offset),
+                           .remote_key = source.key()});
 }
 
 Status Rail::submit(PendingPost post, std::deque<PendingPost>& backlog) {

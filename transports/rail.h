@@ -141,14 +141,16 @@ class Rail {
     std::uint64_t remote_address = 0;
     std::uint64_t remote_key = 0;
     bool inject = false;
-    std::vector<std::byte> inject_copy;  // an inject's bytes, owned while deferred
+    std::vector<std::byte> inject_copy{};  // an inject's bytes, owned while deferred
   };
 
+  // Validates a post, then issues it or queues it behind deferred ones.
+  [[nodiscard]] Status post(const char* what, PendingPost post);
+  [[nodiscard]] Status check_remote(const char* what, std::size_t size, const RemoteRegion& region,
+                                    std::uint64_t offset) const;
   [[nodiscard]] Status submit(PendingPost post, std::deque<PendingPost>& backlog);
   [[nodiscard]] long issue(const PendingPost& post) noexcept;
   void drain(std::deque<PendingPost>& backlog);
-  [[nodiscard]] Status check_local(const char* what, const void* data, std::size_t size,
-                                   const void* descriptor) const;
   std::size_t deliver(std::span<const struct fi_cq_tagged_entry> entries);
   std::size_t deliver_error();
   void finish(RailOp& op, const Completion& completion);

@@ -6,16 +6,22 @@
 
 namespace railyard {
 
+std::string default_provider() {
+  const auto provider = env::get("RAILYARD_PROVIDER");
+  if (!provider) {
+    return kDefaultProvider;
+  }
+  if (trim(*provider).empty() || trim(*provider) != *provider) {
+    throw ConfigError("RAILYARD_PROVIDER", *provider,
+                      "expected a libfabric provider name such as tcp;ofi_rxm or "
+                      "verbs;ofi_rxm, without spaces");
+  }
+  return *provider;
+}
+
 RailOptions RailOptions::from_environment() {
   RailOptions options;
-  if (const auto provider = env::get("RAILYARD_PROVIDER")) {
-    if (trim(*provider).empty() || trim(*provider) != *provider) {
-      throw ConfigError("RAILYARD_PROVIDER", *provider,
-                        "expected a libfabric provider name such as tcp;ofi_rxm or "
-                        "verbs;ofi_rxm, without spaces");
-    }
-    options.provider = *provider;
-  }
+  options.provider = default_provider();
   options.wait = WaitPolicy::from_environment();
   return options;
 }

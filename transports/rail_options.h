@@ -28,4 +28,7 @@ struct RailOptions {
   [[nodiscard]] static RailOptions from_environment();
 };
 
+// RAILYARD_PROVIDER when set (validated), else kDefaultProvider.
+[[nodiscard]] std::string default_provider();
+
 }  // namespace railyard
