@@ -19,6 +19,7 @@ FabricError::FabricError(const std::string& call, int rc, const std::string& con
 ConfigError::ConfigError(std::string input, std::string value, const std::string& expected)
     : Error(fmt::format("{}='{}' is invalid: {}", input, value, expected)),
       input_(std::move(input)),
-      value_(std::move(value)) {}
+      value_(std::move(value)),
+      expected_(expected) {}
 
 }  // namespace railyard

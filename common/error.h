@@ -39,10 +39,13 @@ class ConfigError : public Error {
 
   [[nodiscard]] const std::string& input() const noexcept { return input_; }
   [[nodiscard]] const std::string& value() const noexcept { return value_; }
+  // What was expected instead: the message after "is invalid: ".
+  [[nodiscard]] const std::string& expected() const noexcept { return expected_; }
 
  private:
   std::string input_;
   std::string value_;
+  std::string expected_;
 };
 
 // Throws FabricError when a libfabric call returned a negative value.

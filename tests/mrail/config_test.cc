@@ -1,0 +1,190 @@
+// FI_OFI_MRAIL_CONFIG and FI_OFI_MRAIL_ADDR: every valid form accepted, every
+// invalid one refused with a message that names the variable, the entry and
+// what was expected.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <limits>
+
+#include "railyard/common/error.h"
+#include "railyard/transports/mrail/policy_table.h"
+#include "railyard/transports/mrail/rail_addresses.h"
+#include "scoped_env.h"
+
+namespace railyard::mrail {
+namespace {
+
+using testing::ScopedEnv;
+constexpr std::uint64_t kUnlimited = std::numeric_limits<std::uint64_t>::max();
+
+struct ValidTable {
+  const char* text;
+  std::vector<PolicyTable::Entry> entries;
+};
+
+class ValidPolicyTables : public ::testing::TestWithParam<ValidTable> {};
+
+TEST_P(ValidPolicyTables, Parse) {
+  const auto table = PolicyTable::parse("FI_OFI_MRAIL_CONFIG", GetParam().text);
+  ASSERT_EQ(table.entries().size(), GetParam().entries.size());
+  for (std::size_t i = 0; i < table.entries().size(); ++i) {
+    EXPECT_EQ(table.entries()[i].max_size, GetParam().entries[i].max_size) << i;
+    EXPECT_EQ(table.entries()[i].policy, GetParam().entries[i].policy) << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Values, ValidPolicyTables,
+    ::testing::Values(ValidTable{"16384:fixed,ULONG_MAX:striping",
+                                 {{16384, Policy::kFixed}, {kUnlimited, Policy::kStriping}}},
+                      ValidTable{"-1:round-robin", {{kUnlimited, Policy::kRoundRobin}}},
+                      ValidTable{"4k:FIXED,64K:Round-Robin,-1:Striping",
+                                 {{4096, Policy::kFixed},
+                                  {65536, Policy::kRoundRobin},
+                                  {kUnlimited, Policy::kStriping}}},
+                      ValidTable{" 0 : fixed , 1m : striping ",
+                                 {{0, Policy::kFixed}, {1 << 20, Policy::kStriping}}},
+                      ValidTable{"1KiB:fixed,2kb:striping",
+                                 {{1024, Policy::kFixed}, {2048, Policy::kStriping}}},
+                      ValidTable{"18446744073709551615:fixed", {{kUnlimited, Policy::kFixed}}},
+                      ValidTable{"ulong_max:fixed", {{kUnlimited, Policy::kFixed}}}));
+
+struct InvalidValue {
+  const char* text;
+  const char* expected;  // a piece of the message
+};
+
+class InvalidPolicyTables : public ::testing::TestWithParam<InvalidValue> {};
+
+TEST_P(InvalidPolicyTables, AreRefusedWithTheReason) {
+  try {
+    (void)PolicyTable::parse("FI_OFI_MRAIL_CONFIG", GetParam().text);
+    FAIL() << "accepted '" << GetParam().text << "'";
+  } catch (const ConfigError& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(e.input(), "FI_OFI_MRAIL_CONFIG");
+    EXPECT_EQ(e.value(), GetParam().text);
+    EXPECT_NE(message.find(std::string("FI_OFI_MRAIL_CONFIG='") + GetParam().text + "' is invalid"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find(GetParam().expected), std::string::npos) << message;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Values, InvalidPolicyTables,
+    ::testing::Values(
+        InvalidValue{"", "it is empty"}, InvalidValue{"   ", "it is empty"},
+        InvalidValue{"16384:stripe", "entry 1 '16384:stripe': unknown policy 'stripe'"},
+        InvalidValue{"16384:fixed,-1:roundrobin", "entry 2 '-1:roundrobin': unknown policy"},
+        InvalidValue{":striping", "entry 1 ':striping': missing max_size"},
+        InvalidValue{"16384:", "missing policy after ':'"},
+        InvalidValue{"16384", "missing ':' between size and policy"},
+        InvalidValue{"64k:striping,16k:fixed", "does not exceed the previous entry's 65536"},
+        InvalidValue{"16k:fixed,16384:striping", "sizes must strictly ascend"},
+        InvalidValue{"16kq:fixed", "max_size '16kq' is not a byte count"},
+        InvalidValue{"16384:fixed x", "unknown policy 'fixed x'"},
+        InvalidValue{"0x4000:fixed", "max_size '0x4000' is not a byte count"},
+        InvalidValue{"99999999999999999999:fixed", "overflows 64 bits"},
+        InvalidValue{"17179869184g:fixed", "overflows 64 bits"},
+        InvalidValue{"16384:fixed,,-1:striping", "entry 2 '': empty entry"},
+        InvalidValue{"16384:fixed,", "entry 2 '': empty entry"},
+        InvalidValue{"-2:fixed", "max_size '-2'"},
+        InvalidValue{"1:fixed:striping", "unknown policy 'fixed:striping'"},
+        InvalidValue{"1:fixed,2:fixed,3:fixed,4:fixed,5:fixed,6:fixed,7:fixed,8:fixed,9:fixed,"
+                     "10:fixed,11:fixed,12:fixed,13:fixed,14:fixed,15:fixed,16:fixed,17:fixed",
+                     "17 entries, at most 16 are allowed"}));
+
+TEST(PolicyTable, ChoosesByInclusiveMaximumAndTheLastCoversTheRest) {
+  const auto table = PolicyTable::parse("X", "4k:fixed,64k:round-robin,1m:striping");
+  EXPECT_EQ(table.policy_for(0), Policy::kFixed);
+  EXPECT_EQ(table.policy_for(4096), Policy::kFixed);
+  EXPECT_EQ(table.policy_for(4097), Policy::kRoundRobin);
+  EXPECT_EQ(table.policy_for(65536), Policy::kRoundRobin);
+  EXPECT_EQ(table.policy_for(65537), Policy::kStriping);
+  EXPECT_EQ(table.policy_for(1ULL << 40), Policy::kStriping);  // beyond the last max_size
+  EXPECT_EQ(table.describe(), "0-4096 fixed, 4097-65536 round-robin, 65537+ striping");
+}
+
+TEST(PolicyTable, DefaultsAndEnvironment) {
+  {
+    ScopedEnv env("FI_OFI_MRAIL_CONFIG", nullptr);
+    const auto table = PolicyTable::from_environment();
+    EXPECT_EQ(table.describe(), "0-16384 fixed, 16385+ striping");
+  }
+  {
+    ScopedEnv env("FI_OFI_MRAIL_CONFIG", "1k:fixed, -1:round-robin");
+    EXPECT_EQ(PolicyTable::from_environment().policy_for(4096), Policy::kRoundRobin);
+    // The environment is read, never written (ofi_mrail's parser cuts it up).
+    EXPECT_STREQ(std::getenv("FI_OFI_MRAIL_CONFIG"), "1k:fixed, -1:round-robin");
+  }
+  {
+    ScopedEnv env("FI_OFI_MRAIL_CONFIG", "1k:fast");
+    EXPECT_THROW((void)PolicyTable::from_environment(), ConfigError);
+  }
+}
+
+TEST(RailAddresses, AcceptsEveryFormAndKeepsTheOrder) {
+  EXPECT_EQ(parse_rail_addresses("FI_OFI_MRAIL_ADDR", "127.0.0.2,lo,fi_sockaddr_in://127.0.0.3:0"),
+            (std::vector<std::string>{"127.0.0.2", "lo", "fi_sockaddr_in://127.0.0.3:0"}));
+  EXPECT_EQ(parse_rail_addresses("FI_OFI_MRAIL_ADDR", "127.0.0.1:7001,127.0.0.1:7002").size(), 2U);
+}
+
+class InvalidRailAddresses : public ::testing::TestWithParam<InvalidValue> {};
+
+TEST_P(InvalidRailAddresses, AreRefusedWithTheReason) {
+  try {
+    (void)parse_rail_addresses("FI_OFI_MRAIL_ADDR", GetParam().text);
+    FAIL() << "accepted '" << GetParam().text << "'";
+  } catch (const ConfigError& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(e.input(), "FI_OFI_MRAIL_ADDR");
+    EXPECT_NE(message.find(std::string("FI_OFI_MRAIL_ADDR='") + GetParam().text + "' is invalid"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find(GetParam().expected), std::string::npos) << message;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Values, InvalidRailAddresses,
+    ::testing::Values(
+        InvalidValue{"", "expected a comma list of rail addresses"},
+        InvalidValue{"127.0.0.1,", "entry 2 is empty"},
+        InvalidValue{",127.0.0.1", "entry 1 is empty"},
+        InvalidValue{"127.0.0.1,,127.0.0.2", "entry 2 is empty"},
+        InvalidValue{"127.0.0.1,nosuch0", "entry 2 'nosuch0': 'nosuch0' is not an interface"},
+        InvalidValue{"198.51.100.9",
+                     "entry 1 '198.51.100.9': 198.51.100.9 is not an address of this host"},
+        InvalidValue{"127.0.0.1:70000", "port '70000' is not an integer from 0 to 65535"},
+        InvalidValue{"fi_addr_gni://0x1", "FI_ADDR_STR format 'fi_addr_gni' is not supported"},
+        InvalidValue{"127.0.0.1,lo",
+                     "entries 1 '127.0.0.1' and 2 'lo' are the same address 127.0.0.1"},
+        InvalidValue{"127.0.0.1 ,127.0.0.2", "leading or trailing spaces"}));
+
+TEST(RailAddresses, EnvironmentWithDeprecatedFallback) {
+  ScopedEnv unset_new("FI_OFI_MRAIL_ADDR", nullptr);
+  {
+    ScopedEnv unset_old("FI_OFI_MRAIL_ADDR_STRC", nullptr);
+    EXPECT_EQ(rail_addresses_from_environment(), (std::vector<std::string>{""}));
+  }
+  {
+    ScopedEnv old("FI_OFI_MRAIL_ADDR_STRC", "127.0.0.2,127.0.0.3");
+    EXPECT_EQ(rail_addresses_from_environment(),
+              (std::vector<std::string>{"127.0.0.2", "127.0.0.3"}));
+    ScopedEnv current("FI_OFI_MRAIL_ADDR", "127.0.0.4");
+    EXPECT_EQ(rail_addresses_from_environment(), (std::vector<std::string>{"127.0.0.4"}));
+  }
+  {
+    ScopedEnv old("FI_OFI_MRAIL_ADDR_STRC", "nosuch0");
+    try {
+      (void)rail_addresses_from_environment();
+      FAIL() << "accepted a bad deprecated variable";
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.input(), "FI_OFI_MRAIL_ADDR_STRC");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace railyard::mrail
