@@ -114,6 +114,27 @@ const InterfaceAddress* find_owner(const std::vector<InterfaceAddress>& interfac
   return nullptr;
 }
 
+// "198.18.1.0/24": the address with its host bits cleared.
+std::string network_of(const sockaddr_storage& address, unsigned prefix) {
+  sockaddr_storage masked = address;
+  unsigned char* bytes = nullptr;
+  unsigned total_bits = 0;
+  if (masked.ss_family == AF_INET) {
+    bytes = reinterpret_cast<unsigned char*>(&reinterpret_cast<sockaddr_in*>(&masked)->sin_addr);
+    total_bits = 32;
+  } else {
+    auto* v6 = reinterpret_cast<sockaddr_in6*>(&masked);
+    bytes = v6->sin6_addr.s6_addr;
+    v6->sin6_scope_id = 0;
+    total_bits = 128;
+  }
+  prefix = std::min(prefix, total_bits);
+  for (unsigned bit = prefix; bit < total_bits; ++bit) {
+    bytes[bit / 8] &= static_cast<unsigned char>(~(0x80U >> (bit % 8)));
+  }
+  return fmt::format("{}/{}", numeric_host(reinterpret_cast<const sockaddr*>(&masked)), prefix);
+}
+
 std::uint16_t parse_port(std::string_view input, std::string_view spec,
                          std::optional<std::string_view> port) {
   if (!port) {
@@ -140,7 +161,12 @@ BindAddress finish(std::string_view input, std::string_view spec, const sockaddr
     throw ConfigError(std::string(input), std::string(spec),
                       fmt::format("interface {} holding {} is down", owner->interface, text));
   }
-  return BindAddress{std::string(spec), text, port, address.ss_family, owner->interface};
+  return BindAddress{std::string(spec),
+                     text,
+                     port,
+                     address.ss_family,
+                     owner->interface,
+                     network_of(address, owner->prefix_length)};
 }
 
 }  // namespace

@@ -13,6 +13,9 @@ struct BindAddress {
   std::uint16_t port = 0;  // 0 lets the provider choose
   int family = 0;          // AF_INET or AF_INET6
   std::string interface;   // the local interface that holds the address
+  // The IP network the address lies in, "198.18.1.0/24": rails on the same
+  // network can reach each other.
+  std::string network;
 };
 
 // Accepts, in this order of interpretation:

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "railyard/common/byte_codec.h"
 #include "railyard/common/error.h"
 #include "railyard/common/log.h"
 #include "railyard/transports/progress.h"
@@ -176,12 +177,8 @@ LocalRegion Rail::register_memory(void* base, std::size_t length) {
     key.raw = true;
     key.key = region.registration_.raw_key(key.base_address);
   } else {
-    const std::uint64_t value = region.registration_.key();
     key.base_address = limits_.mr_virt_addr() ? reinterpret_cast<std::uint64_t>(base) : 0;
-    key.key.resize(sizeof(value));
-    for (std::size_t i = 0; i < sizeof(value); ++i) {
-      key.key[i] = static_cast<std::byte>((value >> (8 * i)) & 0xFFU);
-    }
+    ByteWriter(key.key).u64(region.registration_.key());
   }
   region.remote_key_ = encode_remote_key(key);
   return region;
@@ -203,9 +200,7 @@ RemoteRegion Rail::import_region(std::span<const std::byte> remote_key) {
     region.mapped_ = fabric::MappedKey(resources_->domain, key.base_address, std::move(key.key));
     region.key_ = region.mapped_.key();
   } else {
-    for (std::size_t i = 0; i < sizeof(std::uint64_t); ++i) {
-      region.key_ |= static_cast<std::uint64_t>(key.key[i]) << (8 * i);
-    }
+    region.key_ = ByteReader(key.key).u64();  // decode_remote_key checked it is 8 bytes
   }
   return region;
 }

@@ -65,6 +65,10 @@ class Rail {
   // The address blob peers insert to reach this rail.
   [[nodiscard]] const std::vector<std::byte>& address() const noexcept { return address_; }
   [[nodiscard]] const WaitPolicy& wait_policy() const noexcept { return options_.wait; }
+  // Where the rail was bound, when options.address named a place.
+  [[nodiscard]] const std::optional<BindAddress>& bind_address() const noexcept {
+    return bind_address_;
+  }
   [[nodiscard]] const RailCounters& counters() const noexcept { return counters_; }
 
   // Makes a peer's address blob usable as a destination. Throws Error when the

@@ -47,6 +47,9 @@ struct RailLimits {
 inline constexpr std::uint64_t kRailCaps = FI_MSG | FI_TAGGED | FI_RMA | FI_READ | FI_WRITE |
                                            FI_REMOTE_READ | FI_REMOTE_WRITE | FI_SEND | FI_RECV;
 inline constexpr std::uint64_t kRailModes = FI_CONTEXT | FI_CONTEXT2;
+// Orderings a rail relies on between operations to the same peer: a read
+// after writes sees them (flush), a send after writes follows them (notify).
+inline constexpr std::uint64_t kRailOrder = FI_ORDER_RAW | FI_ORDER_SAW;
 inline constexpr std::uint64_t kRailMrModes =
     FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT | FI_MR_RAW;
 // Below these a provider cannot carry railyard's protocols.

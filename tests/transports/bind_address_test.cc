@@ -18,6 +18,8 @@ TEST(BindAddress, AcceptsEveryForm) {
   const auto with_port = resolve_bind_address("test", "127.0.0.2:7000");
   EXPECT_EQ(with_port.host, "127.0.0.2");  // loopback owns its whole /8
   EXPECT_EQ(with_port.port, 7000);
+  EXPECT_EQ(with_port.network, "127.0.0.0/8");
+  EXPECT_EQ(v4.network, with_port.network);
 
   const auto by_interface = resolve_bind_address("test", "lo");
   EXPECT_EQ(by_interface.host, "127.0.0.1");  // IPv4 first

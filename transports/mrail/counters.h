@@ -1,0 +1,40 @@
+// What a multi-rail endpoint has moved over each rail, so tools and tests can
+// see how the policies split traffic.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "railyard/transports/rail_counters.h"
+
+namespace railyard::mrail {
+
+struct RailTraffic {
+  std::string name;
+  // Messages that put at least one piece on this rail (sender side).
+  std::uint64_t messages_sent = 0;
+  // Eager payload sent, and RMA bytes written or read, through this rail.
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t chunks_sent = 0;
+  // Eager payload received through this rail, and rendezvous data pulled
+  // through it (the receiver reads large messages).
+  std::uint64_t bytes_received = 0;
+  std::uint64_t chunks_received = 0;
+  std::uint64_t errors = 0;
+  RailCounters rail;  // the rail's own operation counters
+};
+
+struct EndpointCounters {
+  std::vector<RailTraffic> rails;
+  std::uint64_t eager_messages = 0;       // sent eagerly
+  std::uint64_t rendezvous_messages = 0;  // sent by rendezvous
+  std::uint64_t early_arrivals = 0;       // arrived before their turn (another rail was faster)
+  std::uint64_t unexpected_messages = 0;  // matched no posted receive on their turn
+  std::uint64_t window_waits = 0;         // sends that waited for the peer's credit
+  std::uint64_t dropped_messages = 0;     // malformed, or from a peer never inserted
+  std::uint64_t registration_hits = 0;
+  std::uint64_t registration_misses = 0;
+};
+
+}  // namespace railyard::mrail

@@ -1,0 +1,402 @@
+// Setting up a multi-rail endpoint, its peers and the entry points.
+#include "railyard/transports/mrail/endpoint.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "railyard/common/error.h"
+#include "railyard/common/local_rank.h"
+#include "railyard/common/log.h"
+#include "railyard/transports/mrail/endpoint_internal.h"
+#include "railyard/transports/mrail/matching_engine.h"
+#include "railyard/transports/mrail/peer.h"
+#include "railyard/transports/progress.h"
+
+namespace railyard::mrail {
+namespace {
+
+constexpr std::uint32_t kMinFragment = 1024;
+
+// 64 random bits: endpoint identities only need to differ within a job.
+std::uint64_t random_id() {
+  std::random_device device;
+  std::uint64_t id = (static_cast<std::uint64_t>(device()) << 32) ^ device();
+  id ^= static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  id ^= static_cast<std::uint64_t>(::getpid()) << 16;
+  return id == 0 ? 1 : id;
+}
+
+void validate(const Options& options) {
+  if (options.rails.empty() || options.rails.size() > kMaxRails) {
+    throw ConfigError("rails", std::to_string(options.rails.size()),
+                      fmt::format("expected 1 to {} rails", kMaxRails));
+  }
+  if (!options.rail_weights.empty() && options.rail_weights.size() != options.rails.size()) {
+    throw ConfigError(
+        "RAILYARD_RAIL_WEIGHTS", fmt::format("{} weights", options.rail_weights.size()),
+        fmt::format("expected one weight per rail: {} rails are configured", options.rails.size()));
+  }
+  if (options.window < 4 || !std::has_single_bit(options.window)) {
+    throw ConfigError("window", std::to_string(options.window),
+                      "expected a power of two of at least 4");
+  }
+  if (options.fragment_size < kMinFragment) {
+    throw ConfigError("fragment_size", std::to_string(options.fragment_size),
+                      fmt::format("expected at least {} bytes", kMinFragment));
+  }
+  if (options.receive_buffers == 0 || options.send_buffers == 0) {
+    throw ConfigError("receive_buffers/send_buffers", "0", "expected at least one buffer per rail");
+  }
+  if (options.min_chunk == 0) {
+    throw ConfigError("min_chunk", "0", "expected at least 1 byte");
+  }
+}
+
+bool cache_enabled(RegistrationCacheMode mode, const RailLimits& limits) {
+  switch (mode) {
+    case RegistrationCacheMode::kOn:
+      return true;
+    case RegistrationCacheMode::kOff:
+      return false;
+    case RegistrationCacheMode::kAuto:
+      break;
+  }
+  // Pinning providers keep their own cache, which follows freed memory; ours
+  // would not, so it stays out of their way.
+  return (limits.mr_mode & (FI_MR_LOCAL | FI_MR_ALLOCATED)) == 0;
+}
+
+std::string network_of(const Rail& rail) {
+  return rail.bind_address() ? rail.bind_address()->network : rail.limits().fabric;
+}
+
+}  // namespace
+
+Endpoint::Endpoint() : Endpoint(Options::from_environment()) {}
+
+Endpoint::Endpoint(Options options)
+    : options_(std::move(options)),
+      id_(random_id()),
+      tagged_(std::make_unique<MatchingEngine>()),
+      untagged_(std::make_unique<MatchingEngine>()) {
+  log::check_environment();
+  validate(options_);
+  const std::size_t slot_size = kHeaderSize + options_.fragment_size;
+  EndpointAddress address{id_, options_.fragment_size, options_.window, {}};
+  for (std::size_t i = 0; i < options_.rails.size(); ++i) {
+    auto state = std::make_unique<RailState>();
+    RailOptions rail_options;
+    rail_options.provider = options_.provider;
+    rail_options.address = options_.rails[i];
+    rail_options.wait = options_.wait;
+    state->rail = std::make_unique<Rail>(rail_options);
+    Rail& rail = *state->rail;
+    state->traffic.name = rail.name();
+
+    state->receive_memory.resize(slot_size * options_.receive_buffers);
+    state->receive_region =
+        rail.register_memory(state->receive_memory.data(), state->receive_memory.size());
+    for (std::uint32_t s = 0; s < options_.receive_buffers; ++s) {
+      auto slot = std::make_unique<RxSlot>(*this, i, state->receive_memory.data() + s * slot_size,
+                                           slot_size);
+      const Status posted =
+          rail.post_recv(*slot, state->receive_region.slice(s * slot_size, slot_size));
+      if (!posted.ok()) {
+        throw Error(fmt::format("rail {}: posting receive buffers failed: {}", rail.name(),
+                                posted.to_string()));
+      }
+      state->receive_slots.push_back(std::move(slot));
+    }
+    state->send_memory.resize(slot_size * options_.send_buffers);
+    state->send_region = rail.register_memory(state->send_memory.data(), state->send_memory.size());
+    for (std::uint32_t s = 0; s < options_.send_buffers; ++s) {
+      state->send_slots.push_back(
+          std::make_unique<TxSlot>(*this, i, state->send_memory.data() + s * slot_size));
+      state->free_slots.push_back(state->send_slots.back().get());
+    }
+    state->scratch_memory.resize(64);
+    state->scratch_region =
+        rail.register_memory(state->scratch_memory.data(), state->scratch_memory.size());
+    state->cache = std::make_unique<RegistrationCache>(
+        rail, cache_enabled(options_.registration_cache, rail.limits()),
+        options_.registration_cache_bytes);
+
+    address.rails.push_back(
+        RailDescriptor{rail.limits().provider, network_of(rail), rail.address()});
+    rail_pointers_.push_back(&rail);
+    rails_.push_back(std::move(state));
+  }
+  address_ = encode_address(address);
+
+  std::string home_reason;
+  if (options_.home_rail) {
+    if (*options_.home_rail >= rails_.size()) {
+      throw ConfigError("home_rail", std::to_string(*options_.home_rail),
+                        fmt::format("expected a rail index below {}", rails_.size()));
+    }
+    home_rail_ = *options_.home_rail;
+    home_reason = "set by the caller";
+  } else {
+    const LocalRank local = local_rank_from_environment();
+    home_rail_ = local.rank % rails_.size();
+    home_reason =
+        fmt::format("local rank {} ({}) modulo {} rails", local.rank, local.source, rails_.size());
+  }
+
+  std::string rails_text;
+  for (std::size_t i = 0; i < rails_.size(); ++i) {
+    const Rail& rail = *rails_[i]->rail;
+    rails_text += fmt::format("{}[{}] {} on {} (weight {}, registration cache {})",
+                              i == 0 ? "" : "; ", i, rail.name(), network_of(rail),
+                              options_.rail_weights.empty() ? 1.0 : options_.rail_weights[i],
+                              rails_[i]->cache->enabled() ? "on" : "off");
+  }
+  log::info("multi-rail endpoint {:016x}: {} rails: {}", id_, rails_.size(), rails_text);
+  log::info(
+      "multi-rail endpoint {:016x}: FI_OFI_MRAIL_CONFIG table {}; min chunk {} B, eager "
+      "limit {} B, fragment {} B, window {} messages; home rail {} ({})",
+      id_, options_.policies.describe(), options_.min_chunk, options_.eager_limit,
+      options_.fragment_size, options_.window, home_rail_, home_reason);
+}
+
+Endpoint::~Endpoint() {
+  // Close every rail first: no completion can then reach an operation that
+  // is about to go. Then fail what is still in flight, releasing its
+  // registrations while the caches exist.
+  for (auto& state : rails_) {
+    state->rail.reset();
+  }
+  const Status closed(StatusCode::kCanceled, "the multi-rail endpoint was closed");
+  while (Request* request = active_.front()) {
+    active_.erase(*request);
+    request->fail(closed);
+    request->finish();
+  }
+}
+
+const Rail& Endpoint::rail(std::size_t index) const {
+  if (index >= rails_.size()) {
+    throw Error(
+        fmt::format("rail index {} out of range: the endpoint has {} rails", index, rails_.size()));
+  }
+  return *rails_[index]->rail;
+}
+
+Peer* Endpoint::peer_of(PeerId id) const noexcept {
+  return id.index < peers_.size() ? peers_[id.index].get() : nullptr;
+}
+
+Status Endpoint::check_peer(PeerId id, const char* what) const {
+  const Peer* peer = peer_of(id);
+  if (peer == nullptr) {
+    return {StatusCode::kInvalidArgument,
+            fmt::format("{}: peer {} was never inserted ({} peers known)", what, id.index,
+                        peers_.size())};
+  }
+  if (peer->failed) {
+    return peer->failure;
+  }
+  return {};
+}
+
+PeerId Endpoint::insert_peer(std::span<const std::byte> blob) {
+  const EndpointAddress remote = decode_address(blob);
+  if (const auto known = peer_ids_.find(remote.id); known != peer_ids_.end()) {
+    return known->second;
+  }
+  // Pair each of our rails with a peer rail on the same network and provider.
+  // Among several candidates, the k-th of our rails that has any takes the
+  // k-th candidate, so equal layouts pair rail i with rail i.
+  std::vector<Path> paths;
+  std::vector<double> weights;
+  std::size_t with_candidates = 0;
+  for (std::size_t local = 0; local < rails_.size(); ++local) {
+    Rail& rail = *rails_[local]->rail;
+    std::vector<std::size_t> candidates;
+    for (std::size_t r = 0; r < remote.rails.size(); ++r) {
+      if (remote.rails[r].provider == rail.limits().provider &&
+          remote.rails[r].network == network_of(rail)) {
+        candidates.push_back(r);
+      }
+    }
+    if (candidates.empty()) {
+      log::info("peer {:016x}: our rail {} ({} on {}) has no peer rail on its network", remote.id,
+                local, rail.name(), network_of(rail));
+      continue;
+    }
+    const std::size_t chosen = candidates[with_candidates++ % candidates.size()];
+    paths.push_back(Path{local, chosen, rail.insert_peer(remote.rails[chosen].address)});
+    weights.push_back(options_.rail_weights.empty() ? 1.0 : options_.rail_weights[local]);
+  }
+  if (paths.empty()) {
+    std::string ours;
+    std::string theirs;
+    for (const auto& state : rails_) {
+      ours += fmt::format("{}{} ({})", ours.empty() ? "" : ", ", network_of(*state->rail),
+                          state->rail->limits().provider);
+    }
+    for (const auto& rail : remote.rails) {
+      theirs += fmt::format("{}{} ({})", theirs.empty() ? "" : ", ", rail.network, rail.provider);
+    }
+    throw Error(
+        fmt::format("peer {:016x} shares no network with this endpoint: ours are {}; "
+                    "theirs are {}",
+                    remote.id, ours, theirs));
+  }
+  std::size_t home = 0;
+  for (std::size_t p = 0; p < paths.size(); ++p) {
+    if (paths[p].local_rail == home_rail_) {
+      home = p;
+    }
+  }
+  const PeerId id{static_cast<std::uint32_t>(peers_.size())};
+  std::string route;
+  for (const auto& path : paths) {
+    route += fmt::format("{}{}->{}", route.empty() ? "" : ", ", path.local_rail, path.remote_rail);
+  }
+  log::info("peer {} = endpoint {:016x}: {} paths (our rail->its rail) {}; home path {}", id.index,
+            remote.id, paths.size(), route, home);
+  const std::uint64_t min_chunk = options_.min_chunk;
+  peers_.push_back(std::make_unique<Peer>(
+      id, remote.id, std::move(paths), home,
+      StripePlan(std::move(weights), min_chunk, std::min<std::uint64_t>(128, min_chunk)),
+      std::min(options_.fragment_size, remote.max_fragment),
+      std::min(options_.window, remote.window), options_.window));
+  peer_ids_.emplace(remote.id, id);
+
+  // Messages that arrived before we knew the peer.
+  if (auto stashed = strangers_.find(remote.id); stashed != strangers_.end()) {
+    auto messages = std::move(stashed->second);
+    strangers_.erase(stashed);
+    for (auto& [rail, bytes] : messages) {
+      stranger_bytes_ -= bytes.size();
+      handle(rail, bytes);
+    }
+  }
+  return id;
+}
+
+std::vector<PathInfo> Endpoint::paths(PeerId id) const {
+  const Peer* peer = peer_of(id);
+  if (peer == nullptr) {
+    throw Error(fmt::format("paths: peer {} was never inserted", id.index));
+  }
+  std::vector<PathInfo> out;
+  for (const auto& path : peer->paths) {
+    out.push_back(PathInfo{path.local_rail, path.remote_rail});
+  }
+  return out;
+}
+
+MatchingEngine& Endpoint::engine(bool tagged) noexcept { return tagged ? *tagged_ : *untagged_; }
+
+Status Endpoint::send(Request& request, PeerId peer, const void* data, std::size_t size,
+                      std::uint64_t tag) {
+  return start_send(request, peer, data, size, tag, true);
+}
+
+Status Endpoint::send_untagged(Request& request, PeerId peer, const void* data, std::size_t size) {
+  return start_send(request, peer, data, size, 0, false);
+}
+
+Status Endpoint::recv(Request& request, PeerId source, void* data, std::size_t size,
+                      std::uint64_t tag, std::uint64_t ignore) {
+  return start_recv(request, source, data, size, tag, ignore, true);
+}
+
+Status Endpoint::recv_untagged(Request& request, PeerId source, void* data, std::size_t size) {
+  return start_recv(request, source, data, size, 0, 0, false);
+}
+
+Status Endpoint::cancel(Request& request) {
+  if (request.kind_ != RequestKind::kRecv || request.done_ ||
+      !engine(request.tagged_).cancel(request)) {
+    return {StatusCode::kInvalidArgument,
+            "cancel: only a posted receive that has not matched can be canceled"};
+  }
+  request.fail(Status(StatusCode::kCanceled, "the receive was canceled"));
+  finish(request);
+  return {};
+}
+
+bool Endpoint::iprobe(PeerId source, std::uint64_t tag, std::uint64_t ignore, ProbeResult& result) {
+  progress();
+  const InboundMessage* message = tagged_->peek_unexpected(source, tag, ignore);
+  if (message == nullptr) {
+    return false;
+  }
+  result = ProbeResult{message->source, message->tag, message->total};
+  return true;
+}
+
+bool Endpoint::probe(PeerId source, std::uint64_t tag, std::uint64_t ignore, ProbeResult& result,
+                     std::chrono::nanoseconds timeout) {
+  const InboundMessage* found = nullptr;
+  progress_until(
+      [&] {
+        found = tagged_->peek_unexpected(source, tag, ignore);
+        return found != nullptr;
+      },
+      timeout);
+  if (found == nullptr) {
+    return false;
+  }
+  result = ProbeResult{found->source, found->tag, found->total};
+  return true;
+}
+
+std::size_t Endpoint::progress() {
+  std::size_t completed = 0;
+  for (auto& state : rails_) {
+    completed += state->rail->progress();
+  }
+  return completed;
+}
+
+bool Endpoint::progress_until(const std::function<bool()>& done, std::chrono::nanoseconds timeout) {
+  return railyard::progress_until(rail_pointers_, done, timeout, options_.wait);
+}
+
+bool Endpoint::progress_until(std::span<Endpoint* const> endpoints,
+                              const std::function<bool()>& done, std::chrono::nanoseconds timeout) {
+  std::vector<Rail*> rails;
+  for (const Endpoint* endpoint : endpoints) {
+    rails.insert(rails.end(), endpoint->rail_pointers_.begin(), endpoint->rail_pointers_.end());
+  }
+  return railyard::progress_until(rails, done, timeout, endpoints.front()->options_.wait);
+}
+
+bool Endpoint::wait(const Request& request, std::chrono::nanoseconds timeout) {
+  return progress_until([&] { return request.done(); }, timeout);
+}
+
+EndpointCounters Endpoint::counters() const {
+  EndpointCounters out = totals_;
+  for (const auto& state : rails_) {
+    RailTraffic traffic = state->traffic;
+    traffic.rail = state->rail->counters();
+    out.rails.push_back(std::move(traffic));
+    out.registration_hits += state->cache->hits();
+    out.registration_misses += state->cache->misses();
+  }
+  return out;
+}
+
+void Endpoint::drop(std::size_t rail, const std::string& why) {
+  ++totals_.dropped_messages;
+  ++rails_[rail]->traffic.errors;
+  log::error("multi-rail endpoint {:016x}, rail {}: message dropped: {}", id_, rail, why);
+}
+
+void Endpoint::finish(Request& request) {
+  active_.erase(request);
+  request.finish();
+}
+
+}  // namespace railyard::mrail

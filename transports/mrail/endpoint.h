@@ -1,0 +1,218 @@
+// One logical endpoint over several rails: what libfabric's ofi_mrail offers,
+// with medium messages striped without a rendezvous, ordered matching per
+// peer whatever rail a message took, tagged and untagged traffic kept apart,
+// and per-rail counters.
+//
+// Like a Rail, an Endpoint is driven by one thread at a time. Every operation
+// is non-blocking: it returns a Status saying whether it started, and the
+// Request finishes from progress() (or wait()).
+//
+// Protocols (docs/architecture.md, docs/wire-formats.md):
+// - Eager, up to Options::eager_limit: the payload is cut into pieces by the
+//   size's policy (FI_OFI_MRAIL_CONFIG) and the pieces into fragments, each
+//   sent with a header carrying the sequence number, tag, total length and
+//   offset into the receivers' pre-posted buffers; the receiver copies them
+//   into place in any order.
+// - Rendezvous, above it: the sender registers its buffer on its rails and
+//   sends a request-to-send carrying the keys; once matched, the receiver
+//   reads the pieces straight into the receive buffer over its rails, then
+//   sends a FIN that completes the send.
+// - Ordering: each peer's messages carry sequence numbers; a message is
+//   matched only when all earlier ones were, so MPI's non-overtaking rule
+//   holds across rails. A sender may run at most `window` messages ahead of
+//   the receiver's credits, which bounds the reorder buffer.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "railyard/common/status.h"
+#include "railyard/transports/mrail/counters.h"
+#include "railyard/transports/mrail/options.h"
+#include "railyard/transports/mrail/peer_id.h"
+#include "railyard/transports/mrail/regions.h"
+#include "railyard/transports/mrail/request.h"
+#include "railyard/transports/rail.h"
+
+namespace railyard::mrail {
+
+struct Header;
+struct InboundMessage;
+class MatchingEngine;
+class RegistrationCache;
+struct Peer;
+
+// What a probe found: the oldest matching message whose turn has come.
+struct ProbeResult {
+  PeerId source;
+  std::uint64_t tag = 0;
+  std::uint64_t length = 0;
+};
+
+// One rail-to-rail route to a peer: our rail `local_rail` talking to the
+// peer's rail `remote_rail` (indices in each endpoint's rail order).
+struct PathInfo {
+  std::size_t local_rail = 0;
+  std::size_t remote_rail = 0;
+};
+
+class Endpoint {
+ public:
+  // Opens every rail of `options` and posts receive buffers. Throws
+  // ConfigError for bad options or environment, Error/FabricError when a rail
+  // cannot open.
+  explicit Endpoint(Options options);
+  // Options::from_environment().
+  Endpoint();
+  ~Endpoint();
+  Endpoint(const Endpoint&) = delete;
+  Endpoint& operator=(const Endpoint&) = delete;
+  Endpoint(Endpoint&&) = delete;
+  Endpoint& operator=(Endpoint&&) = delete;
+
+  // This endpoint's address: its identity and every rail, for peers to insert.
+  [[nodiscard]] const std::vector<std::byte>& address() const noexcept { return address_; }
+  [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
+  [[nodiscard]] std::size_t rail_count() const noexcept { return rails_.size(); }
+  [[nodiscard]] const Rail& rail(std::size_t index) const;
+  [[nodiscard]] std::size_t home_rail() const noexcept { return home_rail_; }
+  [[nodiscard]] const Options& options() const noexcept { return options_; }
+
+  // Makes a peer reachable. Each of our rails pairs with a peer rail on the
+  // same network and provider; the peer may list its rails in another order
+  // and have another count. Throws Error when the blob is malformed or no rail
+  // of ours shares a network with the peer's. Inserting the same endpoint
+  // twice returns its existing id.
+  PeerId insert_peer(std::span<const std::byte> address);
+  // The rail pairs carrying traffic to a peer.
+  [[nodiscard]] std::vector<PathInfo> paths(PeerId peer) const;
+
+  // Tagged messages. A receive matches the oldest message from `source` (or
+  // kAnySource) whose tag equals `tag` in every bit not set in `ignore`
+  // (kAnyTag accepts any tag). A longer message completes the receive with
+  // StatusCode::kTruncated after filling the buffer.
+  [[nodiscard]] Status send(Request& request, PeerId peer, const void* data, std::size_t size,
+                            std::uint64_t tag);
+  [[nodiscard]] Status recv(Request& request, PeerId source, void* data, std::size_t size,
+                            std::uint64_t tag, std::uint64_t ignore = 0);
+  // Untagged messages: matched by source alone, never against tagged ones.
+  [[nodiscard]] Status send_untagged(Request& request, PeerId peer, const void* data,
+                                     std::size_t size);
+  [[nodiscard]] Status recv_untagged(Request& request, PeerId source, void* data, std::size_t size);
+  // Ends a posted receive that has not matched (StatusCode::kCanceled).
+  [[nodiscard]] Status cancel(Request& request);
+
+  // Whether a tagged message matching (source, tag, ignore) is waiting,
+  // without receiving it. iprobe progresses once; probe waits up to timeout.
+  [[nodiscard]] bool iprobe(PeerId source, std::uint64_t tag, std::uint64_t ignore,
+                            ProbeResult& result);
+  [[nodiscard]] bool probe(PeerId source, std::uint64_t tag, std::uint64_t ignore,
+                           ProbeResult& result, std::chrono::nanoseconds timeout);
+
+  // One-sided transfers, striped over every path to the peer.
+  [[nodiscard]] MultiRegion register_memory(void* base, std::size_t length);
+  // Throws Error for a malformed key blob or one lacking the peer's rails.
+  [[nodiscard]] RemoteMultiRegion import_region(PeerId peer, std::span<const std::byte> key);
+  [[nodiscard]] Status put(Request& request, const MultiRegion& local, std::uint64_t local_offset,
+                           const RemoteMultiRegion& remote, std::uint64_t remote_offset,
+                           std::size_t size);
+  [[nodiscard]] Status get(Request& request, const MultiRegion& local, std::uint64_t local_offset,
+                           const RemoteMultiRegion& remote, std::uint64_t remote_offset,
+                           std::size_t size);
+  // Completes once every put to `remote` that completed before the call has
+  // landed in the peer's memory, on every path.
+  [[nodiscard]] Status flush(Request& request, const RemoteMultiRegion& remote);
+
+  // Progresses every rail once; returns the rail operations completed.
+  std::size_t progress();
+  // Progresses until done() or the timeout; spins, then blocks on the rails.
+  bool progress_until(const std::function<bool()>& done, std::chrono::nanoseconds timeout);
+  bool wait(const Request& request, std::chrono::nanoseconds timeout);
+  // Drives several endpoints from one thread (peers in one process).
+  static bool progress_until(std::span<Endpoint* const> endpoints,
+                             const std::function<bool()>& done, std::chrono::nanoseconds timeout);
+
+  [[nodiscard]] EndpointCounters counters() const;
+
+ private:
+  class RxSlot;
+  class TxSlot;
+  class PieceOp;
+  struct RailState;
+  struct Outgoing;
+
+  // Sending.
+  [[nodiscard]] Status start_send(Request& request, PeerId peer, const void* data, std::size_t size,
+                                  std::uint64_t tag, bool tagged);
+  void transmit(Peer& peer, Request& request);
+  void send_eager(Peer& peer, Request& request, const Header& header);
+  void send_rendezvous(Peer& peer, Request& request, Header header);
+  void send_control(Peer& peer, const Header& header);
+  void enqueue(std::size_t rail, Outgoing fragment);
+  void pump(std::size_t rail);
+  void release_waiting(Peer& peer);
+  std::size_t choose_pieces(Peer& peer, std::uint64_t size, std::vector<struct StripePiece>& out);
+
+  // Receiving.
+  [[nodiscard]] Status start_recv(Request& request, PeerId source, void* data, std::size_t size,
+                                  std::uint64_t tag, std::uint64_t ignore, bool tagged);
+  void on_receive(RxSlot& slot, const Completion& completion);
+  void handle(std::size_t rail, std::span<const std::byte> message);
+  void on_fragment(Peer& peer, const Header& header, std::span<const std::byte> payload,
+                   std::size_t rail);
+  void on_rts(Peer& peer, const Header& header, std::span<const std::byte> body);
+  InboundMessage* locate(Peer& peer, const Header& header);
+  void advance(Peer& peer);
+  void on_turn(Peer& peer, InboundMessage& message);
+  void bind(Peer& peer, InboundMessage& message, Request& request);
+  void try_finish(Peer& peer, InboundMessage& message);
+  void start_pull(Peer& peer, InboundMessage& message, Request& request);
+  [[nodiscard]] MatchingEngine& engine(bool tagged) noexcept;
+
+  // Completions of rail operations.
+  void on_sent(TxSlot& slot, const Completion& completion);
+  void on_piece(PieceOp& op, const Completion& completion);
+  void piece_done(Request& request, const Status& status);
+  void finish(Request& request);
+  void fail_peer(Peer& peer, const Status& status);
+
+  // RMA.
+  [[nodiscard]] Status start_rma(Request& request, RequestKind kind, const MultiRegion& local,
+                                 std::uint64_t local_offset, const RemoteMultiRegion& remote,
+                                 std::uint64_t remote_offset, std::size_t size);
+
+  [[nodiscard]] Peer* peer_of(PeerId id) const noexcept;
+  [[nodiscard]] Status check_peer(PeerId id, const char* what) const;
+  void track(Request& request) { active_.push_back(request); }
+  void drop(std::size_t rail, const std::string& why);
+
+  Options options_;
+  std::uint64_t id_ = 0;
+  std::size_t home_rail_ = 0;
+  std::vector<std::unique_ptr<RailState>> rails_;
+  std::vector<Rail*> rail_pointers_;  // for progress_until
+  std::vector<std::byte> address_;
+  std::vector<std::unique_ptr<Peer>> peers_;
+  std::unordered_map<std::uint64_t, PeerId> peer_ids_;  // by endpoint id
+  std::unique_ptr<MatchingEngine> tagged_;
+  std::unique_ptr<MatchingEngine> untagged_;
+  // Rendezvous sends waiting for their FIN, by transfer id.
+  std::unordered_map<std::uint64_t, Request*> rendezvous_sends_;
+  std::uint64_t next_transfer_id_ = 1;
+  // Messages from endpoints not inserted yet, replayed by insert_peer.
+  std::unordered_map<std::uint64_t, std::vector<std::pair<std::size_t, std::vector<std::byte>>>>
+      strangers_;
+  std::uint64_t stranger_bytes_ = 0;
+  // Every request started and not finished, so closing can fail them.
+  IntrusiveList<Request, &Request::active_hook_> active_;
+  EndpointCounters totals_;
+};
+
+}  // namespace railyard::mrail

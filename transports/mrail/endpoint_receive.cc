@@ -1,0 +1,462 @@
+// The receive side of a multi-rail endpoint: putting each peer's messages
+// back in order, matching them, assembling eager fragments and pulling
+// rendezvous data; and the bookkeeping that finishes requests.
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "railyard/common/error.h"
+#include "railyard/common/log.h"
+#include "railyard/transports/mrail/endpoint.h"
+#include "railyard/transports/mrail/endpoint_internal.h"
+#include "railyard/transports/mrail/matching_engine.h"
+#include "railyard/transports/mrail/peer.h"
+
+namespace railyard::mrail {
+namespace {
+
+// Messages from endpoints not inserted yet are kept up to this much.
+constexpr std::uint64_t kMaxStrangerBytes = std::uint64_t{64} << 20;
+
+Status truncation(std::uint64_t message_length, std::uint64_t capacity, PeerId source,
+                  std::uint64_t tag) {
+  return {StatusCode::kTruncated,
+          fmt::format("a {}-byte message from peer {} (tag 0x{:x}) was truncated to the "
+                      "{}-byte receive buffer",
+                      message_length, source.index, tag, capacity)};
+}
+
+}  // namespace
+
+Status Endpoint::start_recv(Request& request, PeerId source, void* data, std::size_t size,
+                            std::uint64_t tag, std::uint64_t ignore, bool tagged) {
+  if (request.in_flight()) {
+    return {StatusCode::kInvalidArgument, "receive: the request is already in flight"};
+  }
+  if (data == nullptr && size != 0) {
+    return {StatusCode::kInvalidArgument, fmt::format("receive: {} bytes at a null address", size)};
+  }
+  if (source != kAnySource) {
+    if (auto status = check_peer(source, "receive"); !status.ok()) {
+      return status;
+    }
+  }
+  request.start(RequestKind::kRecv, source, static_cast<std::byte*>(data), size);
+  request.tag_ = tag;
+  request.ignore_ = ignore;
+  request.tagged_ = tagged;
+  track(request);
+  MatchingEngine& matcher = engine(tagged);
+  if (InboundMessage* message = matcher.take_unexpected(source, tag, ignore)) {
+    bind(*peer_of(message->source), *message, request);
+  } else {
+    matcher.post(request);
+  }
+  return {};
+}
+
+void Endpoint::on_receive(RxSlot& slot, const Completion& completion) {
+  RailState& state = *rails_[slot.rail()];
+  if (completion.status.code() == StatusCode::kCanceled) {
+    return;  // the rail is closing
+  }
+  if (!completion.status.ok()) {
+    ++state.traffic.errors;
+    log::error("multi-rail endpoint {:016x}, rail {}: receive failed: {}", id_, slot.rail(),
+               completion.status.to_string());
+  } else {
+    handle(slot.rail(), std::span<const std::byte>(slot.data(), completion.length));
+  }
+  const Status reposted = state.rail->post_recv(
+      slot, MutableBuffer{slot.data(), slot.size(), state.receive_region.descriptor()});
+  if (!reposted.ok()) {
+    log::error("multi-rail endpoint {:016x}, rail {}: reposting a receive buffer failed: {}", id_,
+               slot.rail(), reposted.to_string());
+  }
+}
+
+void Endpoint::handle(std::size_t rail, std::span<const std::byte> message) {
+  Header header;
+  std::string error;
+  if (!decode_header(message, header, error)) {
+    drop(rail, error);
+    return;
+  }
+  const auto known = peer_ids_.find(header.source);
+  if (known == peer_ids_.end()) {
+    // Its address has not been inserted yet: keep the message for then.
+    if (stranger_bytes_ + message.size() > kMaxStrangerBytes) {
+      drop(rail, fmt::format("endpoint {:016x} was never inserted and {} bytes from unknown "
+                             "endpoints are already held",
+                             header.source, stranger_bytes_));
+      return;
+    }
+    stranger_bytes_ += message.size();
+    strangers_[header.source].emplace_back(rail,
+                                           std::vector<std::byte>(message.begin(), message.end()));
+    return;
+  }
+  Peer& peer = *peers_[known->second.index];
+  const auto payload = message.subspan(kHeaderSize);
+  switch (header.type) {
+    case MessageType::kEager:
+      on_fragment(peer, header, payload, rail);
+      break;
+    case MessageType::kRts:
+      on_rts(peer, header, payload);
+      break;
+    case MessageType::kFin: {
+      const auto it = rendezvous_sends_.find(header.word);
+      if (it == rendezvous_sends_.end()) {
+        drop(rail,
+             fmt::format("FIN from peer {} for unknown transfer {}", peer.id.index, header.word));
+        return;
+      }
+      Request& request = *it->second;
+      rendezvous_sends_.erase(it);
+      piece_done(request, Status());
+      break;
+    }
+    case MessageType::kCredit: {
+      const auto credit = static_cast<SeqNum>(header.word);
+      if (seq_before(peer.next_seq, credit)) {
+        drop(rail, fmt::format("credit {} from peer {} is beyond the {} messages sent", credit,
+                               peer.id.index, peer.next_seq));
+        return;
+      }
+      if (seq_before(peer.credit, credit)) {
+        peer.credit = credit;
+        release_waiting(peer);
+      }
+      break;
+    }
+  }
+}
+
+InboundMessage* Endpoint::locate(Peer& peer, const Header& header) {
+  using Placement = ReorderBuffer<std::unique_ptr<InboundMessage>>::Placement;
+  switch (peer.early.place(header.seq)) {
+    case Placement::kPast: {
+      const auto it = peer.current.find(header.seq);
+      if (it == peer.current.end()) {
+        return nullptr;
+      }
+      return it->second.get();
+    }
+    case Placement::kWindow: {
+      if (auto* slot = peer.early.find(header.seq)) {
+        return slot->get();
+      }
+      auto message = std::make_unique<InboundMessage>();
+      message->source = peer.id;
+      message->seq = header.seq;
+      message->type = header.type;
+      message->tagged = header.tagged();
+      message->tag = header.tag;
+      message->total = header.total;
+      if (header.seq != peer.early.next()) {
+        ++totals_.early_arrivals;
+      }
+      return peer.early.emplace(header.seq, std::move(message)).get();
+    }
+    case Placement::kBeyond:
+      break;
+  }
+  return nullptr;
+}
+
+void Endpoint::on_fragment(Peer& peer, const Header& header, std::span<const std::byte> payload,
+                           std::size_t rail) {
+  InboundMessage* message = locate(peer, header);
+  if (message == nullptr) {
+    drop(rail, fmt::format("fragment of message {} from peer {} is outside the window [{}, +{}) "
+                           "or repeats a delivered message",
+                           header.seq, peer.id.index, peer.early.next(), peer.early.capacity()));
+    return;
+  }
+  if (message->type != MessageType::kEager || message->total != header.total ||
+      message->tag != header.tag || message->tagged != header.tagged() ||
+      payload.size() > message->total - message->arrived) {
+    drop(rail, fmt::format("fragment at offset {} of message {} from peer {} contradicts the "
+                           "message's earlier fragments",
+                           header.word, header.seq, peer.id.index));
+    return;
+  }
+  RailTraffic& traffic = rails_[rail]->traffic;
+  ++traffic.chunks_received;
+  traffic.bytes_received += payload.size();
+  if (Request* target = message->target) {
+    // Matched: straight into the receive buffer, clipped to its size.
+    if (header.word < target->capacity_) {
+      const std::size_t fit =
+          std::min<std::uint64_t>(payload.size(), target->capacity_ - header.word);
+      std::memcpy(target->buffer_ + header.word, payload.data(), fit);
+    }
+  } else if (!payload.empty()) {
+    if (message->assembly.empty()) {
+      message->assembly.resize(message->total);
+    }
+    std::memcpy(message->assembly.data() + header.word, payload.data(), payload.size());
+  }
+  message->arrived += payload.size();
+  if (message->turn_passed) {
+    try_finish(peer, *message);
+  } else {
+    advance(peer);
+  }
+}
+
+void Endpoint::on_rts(Peer& peer, const Header& header, std::span<const std::byte> body) {
+  InboundMessage* message = locate(peer, header);
+  std::string error;
+  RtsBody rts;
+  if (message == nullptr || message->turn_passed || message->type != MessageType::kRts ||
+      !decode_rts_body(body, rts, error)) {
+    // Dropping a rendezvous request would leave its sender waiting: say so.
+    log::error(
+        "multi-rail endpoint {:016x}: malformed or repeated rendezvous request {} from "
+        "peer {} ({}); its sender will not complete",
+        id_, header.seq, peer.id.index, error.empty() ? "bad sequence number" : error);
+    ++totals_.dropped_messages;
+    return;
+  }
+  message->transfer_id = header.word;
+  message->rts = std::move(rts);
+  advance(peer);
+}
+
+void Endpoint::advance(Peer& peer) {
+  while (peer.early.next_ready()) {
+    auto owned = peer.early.take_next();
+    InboundMessage& message = *owned;
+    message.turn_passed = true;
+    peer.current.emplace(message.seq, std::move(owned));
+    on_turn(peer, message);
+  }
+  // Reopen the sender's window a quarter at a time.
+  if (seq_distance(peer.credited, peer.early.next()) >=
+      std::max<std::uint32_t>(1, options_.window / 4)) {
+    peer.credited = peer.early.next();
+    Header credit;
+    credit.type = MessageType::kCredit;
+    credit.source = id_;
+    credit.word = peer.credited;
+    send_control(peer, credit);
+  }
+}
+
+void Endpoint::on_turn(Peer& peer, InboundMessage& message) {
+  MatchingEngine& matcher = engine(message.tagged);
+  if (Request* request = matcher.take_posted(message)) {
+    bind(peer, message, *request);
+  } else {
+    ++totals_.unexpected_messages;
+    matcher.add_unexpected(message);
+  }
+}
+
+void Endpoint::bind(Peer& peer, InboundMessage& message, Request& request) {
+  request.peer_ = message.source;
+  request.tag_ = message.tag;
+  request.message_length_ = message.total;
+  if (message.type == MessageType::kRts) {
+    start_pull(peer, message, request);
+    return;
+  }
+  message.target = &request;
+  if (!message.assembly.empty()) {
+    const std::size_t fit = std::min<std::uint64_t>(message.total, request.capacity_);
+    std::memcpy(request.buffer_, message.assembly.data(), fit);
+    message.assembly = {};
+  }
+  try_finish(peer, message);
+}
+
+void Endpoint::try_finish(Peer& peer, InboundMessage& message) {
+  if (message.target == nullptr || message.arrived != message.total) {
+    return;
+  }
+  Request& request = *message.target;
+  request.length_ = std::min<std::uint64_t>(message.total, request.capacity_);
+  if (message.total > request.capacity_) {
+    request.fail(truncation(message.total, request.capacity_, message.source, message.tag));
+  }
+  peer.current.erase(message.seq);  // destroys `message`
+  finish(request);
+}
+
+void Endpoint::start_pull(Peer& peer, InboundMessage& message, Request& request) {
+  const std::uint64_t bytes = std::min<std::uint64_t>(message.total, request.capacity_);
+  auto large = std::make_unique<LargeTransfer>();
+  large->transfer_id = message.transfer_id;
+  large->peer = peer.id;
+  const RtsBody rts = std::move(message.rts);
+  peer.current.erase(message.seq);  // destroys `message`
+  request.length_ = bytes;
+  request.large_ = std::move(large);
+  if (request.message_length_ > request.capacity_) {
+    request.fail(truncation(request.message_length_, request.capacity_, peer.id, request.tag_));
+  }
+
+  std::vector<StripePiece> pieces;
+  if (bytes != 0) {
+    if (rts.policy == Policy::kStriping) {
+      peer.plan.split(bytes, peer.next_path++, pieces);
+    } else {
+      std::size_t chosen = peer.home_path;
+      for (std::size_t p = 0; p < peer.paths.size(); ++p) {
+        if (peer.paths[p].remote_rail == rts.preferred_rail) {
+          chosen = p;
+        }
+      }
+      pieces.push_back(StripePiece{chosen, 0, bytes});
+    }
+  }
+  LargeTransfer& transfer = *request.large_;
+  std::vector<int> lease_of(rails_.size(), -1);
+  // The request stays open while pieces are being posted, so one that fails
+  // at once cannot finish it early.
+  request.pending_ = 1;
+  for (const auto& piece : pieces) {
+    const Path& path = peer.paths[piece.path];
+    const auto key = std::find_if(rts.keys.begin(), rts.keys.end(), [&](const RtsBody::Key& k) {
+      return k.rail == path.remote_rail;
+    });
+    if (key == rts.keys.end()) {
+      request.fail(
+          Status(StatusCode::kIoError, fmt::format("peer {} offered no memory key for its rail {}",
+                                                   peer.id.index, path.remote_rail)));
+      break;
+    }
+    Rail& rail = *rails_[path.local_rail]->rail;
+    try {
+      if (lease_of[path.local_rail] < 0) {
+        lease_of[path.local_rail] = static_cast<int>(transfer.leases.size());
+        transfer.leases.push_back(rails_[path.local_rail]->cache->acquire(request.buffer_, bytes));
+      }
+      transfer.remotes.push_back(rail.import_region(key->key));
+    } catch (const Error& e) {
+      request.fail(Status(StatusCode::kIoError, fmt::format("preparing to read from peer {}: {}",
+                                                            peer.id.index, e.what())));
+      break;
+    }
+    const auto& lease = transfer.leases[static_cast<std::size_t>(lease_of[path.local_rail])];
+    auto op =
+        std::make_unique<PieceOp>(*this, request, path.local_rail, piece.length, PieceKind::kPull);
+    const Status posted = rail.post_read(*op, path.address,
+                                         lease.buffer(request.buffer_ + piece.offset, piece.length),
+                                         transfer.remotes.back(), key->offset + piece.offset);
+    if (!posted.ok()) {
+      request.fail(posted);
+      break;
+    }
+    ++request.pending_;
+    transfer.ops.push_back(std::move(op));
+  }
+  piece_done(request, Status());
+}
+
+void Endpoint::on_piece(PieceOp& op, const Completion& completion) {
+  RailTraffic& traffic = rails_[op.rail()]->traffic;
+  if (!completion.status.ok()) {
+    ++traffic.errors;
+  } else {
+    switch (op.kind()) {
+      case PieceKind::kPull:
+      case PieceKind::kGet:
+        traffic.bytes_received += op.bytes();
+        ++traffic.chunks_received;
+        break;
+      case PieceKind::kPut:
+        traffic.bytes_sent += op.bytes();
+        ++traffic.chunks_sent;
+        break;
+      case PieceKind::kFlush:
+        break;
+    }
+  }
+  Request& request = op.request();
+  if (completion.status.code() == StatusCode::kUnreachable) {
+    if (Peer* peer = peer_of(request.peer_); peer != nullptr) {
+      fail_peer(*peer, completion.status);
+    }
+  }
+  piece_done(request, completion.status);  // may destroy `op`
+}
+
+void Endpoint::piece_done(Request& request, const Status& status) {
+  if (!status.ok()) {
+    request.fail(status);
+  }
+  if (--request.pending_ != 0) {
+    return;
+  }
+  if (request.kind_ == RequestKind::kRecv && request.large_) {
+    // Pulled (or failed to): the sender may let go of its buffer.
+    if (Peer* peer = peer_of(request.large_->peer); peer != nullptr && !peer->failed) {
+      Header fin;
+      fin.type = MessageType::kFin;
+      fin.source = id_;
+      fin.word = request.large_->transfer_id;
+      send_control(*peer, fin);
+    }
+  }
+  if (request.kind_ == RequestKind::kSend && request.large_) {
+    rendezvous_sends_.erase(request.large_->transfer_id);
+  }
+  finish(request);
+}
+
+void Endpoint::fail_peer(Peer& peer, const Status& status) {
+  if (peer.failed) {
+    return;
+  }
+  peer.failed = true;
+  peer.failure = Status(status.code(),
+                        fmt::format("peer {} is unreachable: {}", peer.id.index, status.message()),
+                        status.fi_errno());
+  log::error("multi-rail endpoint {:016x}: {}", id_, peer.failure.message());
+  // Sends that never left.
+  while (Request* request = peer.waiting.front()) {
+    peer.waiting.erase(*request);
+    request->fail(peer.failure);
+    finish(*request);
+  }
+  // Rendezvous sends waiting for a FIN that will not come: that piece ends.
+  std::vector<Request*> orphans;
+  for (const auto& [transfer, request] : rendezvous_sends_) {
+    if (request->peer_ == peer.id) {
+      orphans.push_back(request);
+    }
+  }
+  for (Request* request : orphans) {
+    rendezvous_sends_.erase(request->large_->transfer_id);
+    piece_done(*request, peer.failure);
+  }
+  // Receives naming this peer, and messages from it still being assembled.
+  for (MatchingEngine* matcher : {tagged_.get(), untagged_.get()}) {
+    while (Request* request = matcher->posted_from(peer.id)) {
+      (void)matcher->cancel(*request);
+      request->fail(peer.failure);
+      finish(*request);
+    }
+  }
+  // Complete unexpected messages stay receivable; the rest cannot finish.
+  std::vector<SeqNum> stalled;
+  for (auto& [seq, message] : peer.current) {
+    if (message->target != nullptr) {
+      message->target->fail(peer.failure);
+      finish(*message->target);
+      stalled.push_back(seq);
+    } else if (message->type == MessageType::kRts || !message->complete()) {
+      engine(message->tagged).remove_unexpected(*message);
+      stalled.push_back(seq);
+    }
+  }
+  for (const SeqNum seq : stalled) {
+    peer.current.erase(seq);
+  }
+}
+
+}  // namespace railyard::mrail

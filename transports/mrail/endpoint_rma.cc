@@ -1,0 +1,190 @@
+// One-sided transfers of a multi-rail endpoint, striped over every path to
+// the peer.
+#include <fmt/format.h>
+
+#include "railyard/common/byte_codec.h"
+#include "railyard/common/error.h"
+#include "railyard/transports/mrail/endpoint.h"
+#include "railyard/transports/mrail/endpoint_internal.h"
+#include "railyard/transports/mrail/peer.h"
+
+namespace railyard::mrail {
+namespace {
+
+constexpr std::uint8_t kRegionVersion = 1;
+
+}  // namespace
+
+// Blob layout: u8 version, u8 rail count, u16 0, u32 0, u64 length, then per
+// rail: u8 rail index, u8 0, u16 key length, key (transports/remote_key.h).
+MultiRegion Endpoint::register_memory(void* base, std::size_t length) {
+  MultiRegion region;
+  region.base_ = base;
+  region.length_ = length;
+  ByteWriter writer(region.remote_key_);
+  writer.u8(kRegionVersion);
+  writer.u8(rails_.size());
+  writer.u16(0);
+  writer.u32(0);
+  writer.u64(length);
+  for (std::size_t i = 0; i < rails_.size(); ++i) {
+    region.rails_.push_back(rails_[i]->rail->register_memory(base, length));
+    writer.u8(i);
+    writer.u8(0);
+    writer.blob16(region.rails_.back().remote_key());
+  }
+  return region;
+}
+
+RemoteMultiRegion Endpoint::import_region(PeerId peer_id, std::span<const std::byte> blob) {
+  const Peer* peer = peer_of(peer_id);
+  if (peer == nullptr) {
+    throw Error(fmt::format("import_region: peer {} was never inserted", peer_id.index));
+  }
+  ByteReader reader(blob);
+  const auto version = reader.u8();
+  const auto count = reader.u8();
+  (void)reader.u16();
+  (void)reader.u32();
+  const auto length = reader.u64();
+  std::vector<std::vector<std::byte>> keys(kMaxRails);
+  for (unsigned i = 0; i < count && !reader.failed(); ++i) {
+    const auto rail = reader.u8();
+    (void)reader.u8();
+    auto key = reader.blob16();
+    if (rail < kMaxRails) {
+      keys[rail] = std::move(key);
+    }
+  }
+  if (reader.failed() || reader.remaining() != 0 || version != kRegionVersion || count == 0) {
+    throw Error(
+        fmt::format("a {}-byte blob from peer {} is not a multi-rail memory key "
+                    "(version {}, {} rails)",
+                    blob.size(), peer_id.index, version, count));
+  }
+  RemoteMultiRegion region;
+  region.peer_ = peer_id;
+  region.length_ = length;
+  for (const auto& path : peer->paths) {
+    if (keys[path.remote_rail].empty()) {
+      throw Error(fmt::format("memory key from peer {} has no key for its rail {}", peer_id.index,
+                              path.remote_rail));
+    }
+    region.paths_.emplace_back(
+        rails_[path.local_rail]->rail->import_region(keys[path.remote_rail]));
+    if (region.paths_.back()->length() != length) {
+      throw Error(
+          fmt::format("memory key from peer {} covers {} bytes on its rail {} but {} "
+                      "overall",
+                      peer_id.index, region.paths_.back()->length(), path.remote_rail, length));
+    }
+  }
+  return region;
+}
+
+Status Endpoint::put(Request& request, const MultiRegion& local, std::uint64_t local_offset,
+                     const RemoteMultiRegion& remote, std::uint64_t remote_offset,
+                     std::size_t size) {
+  return start_rma(request, RequestKind::kPut, local, local_offset, remote, remote_offset, size);
+}
+
+Status Endpoint::get(Request& request, const MultiRegion& local, std::uint64_t local_offset,
+                     const RemoteMultiRegion& remote, std::uint64_t remote_offset,
+                     std::size_t size) {
+  return start_rma(request, RequestKind::kGet, local, local_offset, remote, remote_offset, size);
+}
+
+Status Endpoint::start_rma(Request& request, RequestKind kind, const MultiRegion& local,
+                           std::uint64_t local_offset, const RemoteMultiRegion& remote,
+                           std::uint64_t remote_offset, std::size_t size) {
+  const char* what = kind == RequestKind::kPut ? "put" : "get";
+  if (request.in_flight()) {
+    return {StatusCode::kInvalidArgument,
+            fmt::format("{}: the request is already in flight", what)};
+  }
+  if (auto status = check_peer(remote.peer_, what); !status.ok()) {
+    return status;
+  }
+  if (local.rails_.size() != rails_.size()) {
+    return {StatusCode::kInvalidArgument,
+            fmt::format("{}: the local region was not registered with this endpoint", what)};
+  }
+  if (local_offset > local.length_ || size > local.length_ - local_offset ||
+      remote_offset > remote.length_ || size > remote.length_ - remote_offset) {
+    return {StatusCode::kInvalidArgument,
+            fmt::format("{} of {} bytes from offset {} to offset {} exceeds the local ({} bytes) "
+                        "or remote ({} bytes) region",
+                        what, size, local_offset, remote_offset, local.length_, remote.length_)};
+  }
+  Peer& peer = *peer_of(remote.peer_);
+  request.start(kind, remote.peer_, static_cast<std::byte*>(local.base_) + local_offset, size);
+  request.length_ = size;
+  request.large_ = std::make_unique<LargeTransfer>();
+  request.large_->peer = peer.id;
+  track(request);
+
+  std::vector<StripePiece> pieces;
+  if (size != 0) {
+    peer.plan.split(size, peer.next_path++, pieces);
+  }
+  // Open while posting, so a piece failing at once cannot finish it early.
+  request.pending_ = 1;
+  const PieceKind piece_kind = kind == RequestKind::kPut ? PieceKind::kPut : PieceKind::kGet;
+  for (const auto& piece : pieces) {
+    const Path& path = peer.paths[piece.path];
+    Rail& rail = *rails_[path.local_rail]->rail;
+    const MutableBuffer buffer =
+        local.rails_[path.local_rail].slice(local_offset + piece.offset, piece.length);
+    auto op = std::make_unique<PieceOp>(*this, request, path.local_rail, piece.length, piece_kind);
+    const RemoteRegion& target = *remote.paths_[piece.path];
+    const Status posted =
+        kind == RequestKind::kPut
+            ? rail.post_write(*op, path.address, buffer, target, remote_offset + piece.offset)
+            : rail.post_read(*op, path.address, buffer, target, remote_offset + piece.offset);
+    if (!posted.ok()) {
+      request.fail(posted);
+      break;
+    }
+    ++request.pending_;
+    request.large_->ops.push_back(std::move(op));
+  }
+  piece_done(request, Status());
+  return {};
+}
+
+Status Endpoint::flush(Request& request, const RemoteMultiRegion& remote) {
+  if (request.in_flight()) {
+    return {StatusCode::kInvalidArgument, "flush: the request is already in flight"};
+  }
+  if (auto status = check_peer(remote.peer_, "flush"); !status.ok()) {
+    return status;
+  }
+  if (remote.length_ == 0) {
+    return {StatusCode::kInvalidArgument, "flush: the remote region is empty"};
+  }
+  Peer& peer = *peer_of(remote.peer_);
+  request.start(RequestKind::kFlush, remote.peer_, nullptr, 0);
+  request.large_ = std::make_unique<LargeTransfer>();
+  request.large_->peer = peer.id;
+  track(request);
+  // A read issued after writes on the same path completes only once they
+  // have landed (FI_ORDER_RAW, which every rail is opened with).
+  request.pending_ = 1;
+  for (std::size_t p = 0; p < peer.paths.size(); ++p) {
+    const Path& path = peer.paths[p];
+    RailState& state = *rails_[path.local_rail];
+    auto op = std::make_unique<PieceOp>(*this, request, path.local_rail, 1, PieceKind::kFlush);
+    const Status posted = state.rail->post_read(*op, path.address, state.scratch_region.slice(0, 1),
+                                                *remote.paths_[p], 0);
+    if (!posted.ok()) {
+      request.fail(posted);
+      break;
+    }
+    ++request.pending_;
+    request.large_->ops.push_back(std::move(op));
+  }
+  piece_done(request, Status());
+  return {};
+}
+
+}  // namespace railyard::mrail

@@ -1,0 +1,263 @@
+// The send side of a multi-rail endpoint: choosing rails, fragmenting eager
+// messages, requesting rendezvous, and feeding send buffers to the rails.
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "railyard/common/error.h"
+#include "railyard/common/log.h"
+#include "railyard/transports/mrail/endpoint.h"
+#include "railyard/transports/mrail/endpoint_internal.h"
+#include "railyard/transports/mrail/peer.h"
+
+namespace railyard::mrail {
+
+Status Endpoint::start_send(Request& request, PeerId peer_id, const void* data, std::size_t size,
+                            std::uint64_t tag, bool tagged) {
+  if (request.in_flight()) {
+    return {StatusCode::kInvalidArgument, "send: the request is already in flight"};
+  }
+  if (data == nullptr && size != 0) {
+    return {StatusCode::kInvalidArgument, fmt::format("send: {} bytes at a null address", size)};
+  }
+  if (auto status = check_peer(peer_id, "send"); !status.ok()) {
+    return status;
+  }
+  Peer& peer = *peer_of(peer_id);
+  // The payload is only read; Request keeps one pointer type for both ways.
+  request.start(RequestKind::kSend, peer_id, static_cast<std::byte*>(const_cast<void*>(data)),
+                size);
+  request.tag_ = tag;
+  request.tagged_ = tagged;
+  request.length_ = size;
+  track(request);
+  // Behind a waiting send, or with the window shut, the message queues so
+  // sequence numbers keep the order of the calls.
+  if (!peer.waiting.empty() || !peer.window_open()) {
+    ++totals_.window_waits;
+    peer.waiting.push_back(request);
+    return {};
+  }
+  transmit(peer, request);
+  return {};
+}
+
+void Endpoint::release_waiting(Peer& peer) {
+  while (!peer.waiting.empty() && peer.window_open()) {
+    Request& request = *peer.waiting.front();
+    peer.waiting.erase(request);
+    transmit(peer, request);
+  }
+}
+
+void Endpoint::transmit(Peer& peer, Request& request) {
+  Header header;
+  header.flags = request.tagged_ ? kFlagTagged : 0;
+  header.seq = peer.next_seq++;
+  header.source = id_;
+  header.tag = request.tag_;
+  header.total = request.capacity_;
+  if (request.capacity_ <= options_.eager_limit) {
+    send_eager(peer, request, header);
+  } else {
+    send_rendezvous(peer, request, header);
+  }
+}
+
+std::size_t Endpoint::choose_pieces(Peer& peer, std::uint64_t size, std::vector<StripePiece>& out) {
+  out.clear();
+  switch (options_.policies.policy_for(size)) {
+    case Policy::kFixed:
+      out.push_back(StripePiece{peer.home_path, 0, size});
+      break;
+    case Policy::kRoundRobin:
+      out.push_back(StripePiece{peer.next_path++ % peer.paths.size(), 0, size});
+      break;
+    case Policy::kStriping:
+      peer.plan.split(size, peer.next_path++, out);
+      break;
+  }
+  return out.size();
+}
+
+void Endpoint::send_eager(Peer& peer, Request& request, const Header& header) {
+  ++totals_.eager_messages;
+  std::vector<StripePiece> pieces;
+  choose_pieces(peer, request.capacity_, pieces);
+  // Count every fragment before the first goes out: a fragment may complete
+  // at once (inject), and the request must not finish early.
+  std::vector<std::pair<std::size_t, Outgoing>> fragments;
+  for (const auto& piece : pieces) {
+    const Path& path = peer.paths[piece.path];
+    ++rails_[path.local_rail]->traffic.messages_sent;
+    std::uint64_t offset = piece.offset;
+    const std::uint64_t end = piece.offset + piece.length;
+    do {
+      const std::uint64_t length = std::min<std::uint64_t>(peer.max_fragment, end - offset);
+      Outgoing fragment;
+      fragment.header = header;
+      fragment.header.type = MessageType::kEager;
+      fragment.header.word = offset;
+      fragment.destination = path.address;
+      fragment.peer = peer.id;
+      fragment.payload = request.buffer_ + offset;
+      fragment.length = length;
+      fragment.owner = &request;
+      fragments.emplace_back(path.local_rail, std::move(fragment));
+      offset += length;
+    } while (offset < end);
+  }
+  request.pending_ = static_cast<std::uint32_t>(fragments.size());
+  std::vector<bool> touched(rails_.size(), false);
+  for (auto& [rail, fragment] : fragments) {
+    rails_[rail]->queue.push_back(std::move(fragment));
+    touched[rail] = true;
+  }
+  for (std::size_t rail = 0; rail < rails_.size(); ++rail) {
+    if (touched[rail]) {
+      pump(rail);
+    }
+  }
+}
+
+void Endpoint::send_rendezvous(Peer& peer, Request& request, Header header) {
+  ++totals_.rendezvous_messages;
+  auto large = std::make_unique<LargeTransfer>();
+  large->transfer_id = next_transfer_id_++;
+  large->peer = peer.id;
+  RtsBody body;
+  body.policy = options_.policies.policy_for(request.capacity_);
+  // Fixed and round-robin name the rail to pull from; striping leaves the
+  // split to the receiver.
+  std::size_t preferred = peer.home_path;
+  if (body.policy == Policy::kRoundRobin) {
+    preferred = peer.next_path++ % peer.paths.size();
+  }
+  body.preferred_rail = static_cast<std::uint8_t>(peer.paths[preferred].local_rail);
+  try {
+    std::vector<bool> registered(rails_.size(), false);
+    for (const auto& path : peer.paths) {
+      if (registered[path.local_rail]) {
+        continue;
+      }
+      registered[path.local_rail] = true;
+      auto lease = rails_[path.local_rail]->cache->acquire(request.buffer_, request.capacity_);
+      const auto& region = lease.region();
+      body.keys.push_back(RtsBody::Key{
+          static_cast<std::uint8_t>(path.local_rail),
+          static_cast<std::uint64_t>(request.buffer_ - static_cast<std::byte*>(region.base())),
+          region.remote_key()});
+      large->leases.push_back(std::move(lease));
+    }
+  } catch (const Error& e) {
+    request.fail(Status(
+        StatusCode::kIoError,
+        fmt::format("registering a {}-byte send buffer failed: {}", request.capacity_, e.what())));
+    finish(request);
+    return;
+  }
+  header.type = MessageType::kRts;
+  header.word = large->transfer_id;
+  rendezvous_sends_.emplace(large->transfer_id, &request);
+  request.large_ = std::move(large);
+  // Done when the request-to-send has gone and the receiver's FIN came back.
+  request.pending_ = 2;
+
+  const Path& path = peer.paths[peer.home_path];
+  ++rails_[path.local_rail]->traffic.messages_sent;
+  Outgoing rts;
+  rts.header = header;
+  rts.destination = path.address;
+  rts.peer = peer.id;
+  rts.body = encode_rts_body(body);
+  rts.owner = &request;
+  enqueue(path.local_rail, std::move(rts));
+}
+
+void Endpoint::send_control(Peer& peer, const Header& header) {
+  const Path& path = peer.paths[peer.home_path];
+  Outgoing control;
+  control.header = header;
+  control.destination = path.address;
+  control.peer = peer.id;
+  enqueue(path.local_rail, std::move(control));
+}
+
+void Endpoint::enqueue(std::size_t rail, Outgoing fragment) {
+  rails_[rail]->queue.push_back(std::move(fragment));
+  pump(rail);
+}
+
+void Endpoint::pump(std::size_t rail_index) {
+  RailState& state = *rails_[rail_index];
+  Rail& rail = *state.rail;
+  while (!state.queue.empty() && !state.free_slots.empty()) {
+    Outgoing out = std::move(state.queue.front());
+    state.queue.pop_front();
+    TxSlot& slot = *state.free_slots.back();
+    const std::byte* payload = out.body.empty() ? out.payload : out.body.data();
+    const std::size_t payload_length = out.body.empty() ? out.length : out.body.size();
+    const std::size_t length = kHeaderSize + payload_length;
+    encode_header(out.header, slot.data());
+    if (payload_length != 0) {
+      std::memcpy(slot.data() + kHeaderSize, payload, payload_length);
+    }
+    const bool eager = out.header.type == MessageType::kEager;
+    if (eager) {
+      ++state.traffic.chunks_sent;
+      state.traffic.bytes_sent += payload_length;
+    }
+    // What fits an inject leaves at once and needs no send buffer held.
+    if (length <= rail.limits().inject_size) {
+      const Status injected =
+          rail.inject(out.destination, ConstBuffer{slot.data(), length, nullptr});
+      if (out.owner != nullptr) {
+        piece_done(*out.owner, injected);
+      } else if (!injected.ok()) {
+        log::error("multi-rail control message to peer {} failed: {}", out.peer.index,
+                   injected.to_string());
+      }
+      continue;
+    }
+    state.free_slots.pop_back();
+    slot.owner = out.owner;
+    slot.peer = out.peer;
+    const Status posted = rail.post_send(
+        slot, out.destination, ConstBuffer{slot.data(), length, state.send_region.descriptor()});
+    if (!posted.ok()) {
+      state.free_slots.push_back(&slot);
+      ++state.traffic.errors;
+      if (out.owner != nullptr) {
+        piece_done(*out.owner, posted);
+      } else {
+        log::error("multi-rail control message to peer {} failed: {}", out.peer.index,
+                   posted.to_string());
+      }
+    }
+  }
+}
+
+void Endpoint::on_sent(TxSlot& slot, const Completion& completion) {
+  RailState& state = *rails_[slot.rail()];
+  Request* owner = std::exchange(slot.owner, nullptr);
+  state.free_slots.push_back(&slot);
+  if (!completion.status.ok()) {
+    ++state.traffic.errors;
+    if (completion.status.code() == StatusCode::kUnreachable) {
+      if (Peer* peer = peer_of(slot.peer); peer != nullptr) {
+        fail_peer(*peer, completion.status);
+      }
+    } else if (owner == nullptr) {
+      log::error("multi-rail control message to peer {} failed: {}", slot.peer.index,
+                 completion.status.to_string());
+    }
+  }
+  // Always counted: fail_peer never finishes a request with pieces out.
+  if (owner != nullptr) {
+    piece_done(*owner, completion.status);
+  }
+  pump(slot.rail());
+}
+
+}  // namespace railyard::mrail

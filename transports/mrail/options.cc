@@ -1,0 +1,70 @@
+#include "railyard/transports/mrail/options.h"
+
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "railyard/common/env.h"
+#include "railyard/common/error.h"
+#include "railyard/common/parse.h"
+#include "railyard/transports/mrail/rail_addresses.h"
+
+namespace railyard::mrail {
+
+std::vector<double> parse_rail_weights(std::string_view input, std::string_view text) {
+  std::vector<double> out;
+  const auto pieces = split(text, ',');
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    const std::string_view piece = trim(pieces[i]);
+    double value = 0;
+    const auto* end = piece.data() + piece.size();
+    const auto [ptr, ec] = std::from_chars(piece.data(), end, value);
+    if (piece.empty() || ec != std::errc() || ptr != end || !std::isfinite(value) || value <= 0) {
+      throw ConfigError(std::string(input), std::string(text),
+                        fmt::format("entry {} '{}' is not a positive number; expected one "
+                                    "positive weight per rail, comma separated (e.g. 1,1,2)",
+                                    i + 1, pieces[i]));
+    }
+    out.push_back(value);
+  }
+  return out;
+}
+
+Options Options::from_environment() {
+  Options options;
+  options.rails = rail_addresses_from_environment();
+  options.policies = PolicyTable::from_environment();
+  if (const auto text = env::get("RAILYARD_RAIL_WEIGHTS")) {
+    options.rail_weights = parse_rail_weights("RAILYARD_RAIL_WEIGHTS", *text);
+  }
+  if (const auto text = env::get("RAILYARD_MIN_CHUNK")) {
+    options.min_chunk = parse_size("RAILYARD_MIN_CHUNK", *text);
+    if (options.min_chunk == 0) {
+      throw ConfigError("RAILYARD_MIN_CHUNK", *text, "expected a size of at least 1 byte");
+    }
+  }
+  if (const auto text = env::get("RAILYARD_EAGER_LIMIT")) {
+    options.eager_limit = parse_size("RAILYARD_EAGER_LIMIT", *text);
+    constexpr std::uint64_t kMaxEager = std::uint64_t{64} << 20;
+    if (options.eager_limit > kMaxEager) {
+      throw ConfigError("RAILYARD_EAGER_LIMIT", *text,
+                        fmt::format("expected a size up to {} (64m)", kMaxEager));
+    }
+  }
+  if (const auto text = env::get("RAILYARD_MR_CACHE")) {
+    if (iequals(*text, "auto")) {
+      options.registration_cache = RegistrationCacheMode::kAuto;
+    } else if (iequals(*text, "on")) {
+      options.registration_cache = RegistrationCacheMode::kOn;
+    } else if (iequals(*text, "off")) {
+      options.registration_cache = RegistrationCacheMode::kOff;
+    } else {
+      throw ConfigError("RAILYARD_MR_CACHE", *text, "expected auto, on or off");
+    }
+  }
+  options.wait = WaitPolicy::from_environment();
+  return options;
+}
+
+}  // namespace railyard::mrail

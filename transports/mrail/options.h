@@ -1,0 +1,63 @@
+// How a multi-rail endpoint is set up. Defaults follow ofi_mrail where it has
+// one; every field can come from the environment (docs/environment.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "railyard/transports/mrail/policy_table.h"
+#include "railyard/transports/wait_policy.h"
+
+namespace railyard::mrail {
+
+// Whether registrations of user buffers for rendezvous are kept for reuse.
+enum class RegistrationCacheMode {
+  kAuto,  // keep them when the provider registers in software (no FI_MR_LOCAL
+          // or FI_MR_ALLOCATED); pinning providers keep their own cache, which
+          // watches for freed memory
+  kOn,
+  kOff,
+};
+
+struct Options {
+  // One rail per entry (see rail_addresses.h); "" is the provider's default
+  // interface. Default: FI_OFI_MRAIL_ADDR.
+  std::vector<std::string> rails{std::string()};
+  // libfabric provider for every rail. Default: RAILYARD_PROVIDER or tcp;ofi_rxm.
+  std::string provider;
+  // Default: FI_OFI_MRAIL_CONFIG.
+  PolicyTable policies;
+  // One positive weight per rail; empty means equal. Default: RAILYARD_RAIL_WEIGHTS.
+  std::vector<double> rail_weights;
+  // Smallest piece a striped transfer is split into. Default: RAILYARD_MIN_CHUNK, 64 KiB.
+  std::uint64_t min_chunk = 64 * 1024;
+  // Largest message sent eagerly; larger ones use rendezvous.
+  // Default: RAILYARD_EAGER_LIMIT, 256 KiB.
+  std::uint64_t eager_limit = 256 * 1024;
+  // Largest eager fragment payload: the size of each receive buffer.
+  std::uint32_t fragment_size = 64 * 1024;
+  // Receive and send buffers per rail.
+  std::uint32_t receive_buffers = 64;
+  std::uint32_t send_buffers = 64;
+  // Messages a peer may send ahead of the receiver's progress; a power of two.
+  std::uint32_t window = 256;
+  // The rail `fixed` uses. Default: local rank (see local_rank.h) modulo rails.
+  std::optional<std::size_t> home_rail;
+  RegistrationCacheMode registration_cache = RegistrationCacheMode::kAuto;
+  std::uint64_t registration_cache_bytes = std::uint64_t{1} << 30;
+  WaitPolicy wait;
+
+  // Every default above read from its environment variable. Throws
+  // ConfigError naming the first invalid one.
+  [[nodiscard]] static Options from_environment();
+};
+
+// "1,1,2" or "0.5, 1.5": positive finite decimals, comma separated. Throws
+// ConfigError naming `input`.
+[[nodiscard]] std::vector<double> parse_rail_weights(std::string_view input, std::string_view text);
+
+}  // namespace railyard::mrail

@@ -1,0 +1,43 @@
+// Memory for one-sided transfers over every rail at once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "railyard/transports/memory_regions.h"
+#include "railyard/transports/mrail/peer_id.h"
+
+namespace railyard::mrail {
+
+// A buffer registered on every rail of an endpoint (Endpoint::register_memory).
+class MultiRegion {
+ public:
+  [[nodiscard]] void* base() const noexcept { return base_; }
+  [[nodiscard]] std::size_t length() const noexcept { return length_; }
+  // One blob holding the key of every rail, for the peer's import_region.
+  [[nodiscard]] const std::vector<std::byte>& remote_key() const noexcept { return remote_key_; }
+
+ private:
+  friend class Endpoint;
+  void* base_ = nullptr;
+  std::size_t length_ = 0;
+  std::vector<LocalRegion> rails_;  // by rail index
+  std::vector<std::byte> remote_key_;
+};
+
+// A peer's MultiRegion, reachable over every path to that peer.
+class RemoteMultiRegion {
+ public:
+  [[nodiscard]] PeerId peer() const noexcept { return peer_; }
+  [[nodiscard]] std::uint64_t length() const noexcept { return length_; }
+
+ private:
+  friend class Endpoint;
+  PeerId peer_;
+  std::uint64_t length_ = 0;
+  std::vector<std::optional<RemoteRegion>> paths_;  // by path index
+};
+
+}  // namespace railyard::mrail

@@ -1,0 +1,118 @@
+#include "railyard/transports/mrail/registration_cache.h"
+
+#include <unistd.h>
+
+#include <utility>
+
+#include "railyard/transports/rail.h"
+
+namespace railyard::mrail {
+namespace {
+
+std::uintptr_t page_size() {
+  static const auto size = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+}  // namespace
+
+RegistrationCache::RegistrationCache(Rail& rail, bool enabled, std::uint64_t capacity_bytes)
+    : rail_(rail), enabled_(enabled), capacity_bytes_(capacity_bytes) {}
+
+RegistrationCache::~RegistrationCache() = default;
+
+RegistrationCache::Lease::Lease(Lease&& other) noexcept
+    : cache_(std::exchange(other.cache_, nullptr)), entry_(std::exchange(other.entry_, nullptr)) {}
+
+RegistrationCache::Lease& RegistrationCache::Lease::operator=(Lease&& other) noexcept {
+  if (this != &other) {
+    release();
+    cache_ = std::exchange(other.cache_, nullptr);
+    entry_ = std::exchange(other.entry_, nullptr);
+  }
+  return *this;
+}
+
+const LocalRegion& RegistrationCache::Lease::region() const noexcept { return entry_->region; }
+
+MutableBuffer RegistrationCache::Lease::buffer(const void* data,
+                                               std::size_t length) const noexcept {
+  return MutableBuffer{const_cast<void*>(data), length, entry_->region.descriptor()};
+}
+
+void RegistrationCache::Lease::release() noexcept {
+  if (cache_ != nullptr) {
+    cache_->release(entry_);
+    cache_ = nullptr;
+    entry_ = nullptr;
+  }
+}
+
+RegistrationCache::Lease RegistrationCache::acquire(const void* base, std::size_t length) {
+  // Whole pages, so neighbouring buffers of one allocation share an entry.
+  const auto address = reinterpret_cast<std::uintptr_t>(base);
+  const std::uintptr_t start = address & ~(page_size() - 1);
+  const std::uintptr_t end =
+      (address + std::max<std::size_t>(length, 1) + page_size() - 1) & ~(page_size() - 1);
+  if (enabled_) {
+    auto it = entries_.upper_bound(address);
+    if (it != entries_.begin()) {
+      Entry* entry = std::prev(it)->second.get();
+      if (entry->start <= address && address + length <= entry->end) {
+        if (entry->pins++ == 0) {
+          unpinned_.erase(entry->lru);
+        }
+        ++hits_;
+        return Lease(this, entry);
+      }
+    }
+  }
+  ++misses_;
+  auto entry = std::make_unique<Entry>();
+  entry->region = rail_.register_memory(reinterpret_cast<void*>(start), end - start);
+  entry->start = start;
+  entry->end = end;
+  entry->pins = 1;
+  Entry* raw = entry.get();
+  if (enabled_) {
+    // A stale, unpinned entry at the same start gives way to the larger one.
+    auto existing = entries_.find(start);
+    if (existing != entries_.end() && existing->second->pins == 0) {
+      unpinned_.erase(existing->second->lru);
+      cached_bytes_ -= existing->second->end - existing->second->start;
+      entries_.erase(existing);
+    }
+    if (entries_.find(start) == entries_.end()) {
+      raw->cached = true;
+      cached_bytes_ += end - start;
+      entries_.emplace(start, std::move(entry));
+      evict();
+      return Lease(this, raw);
+    }
+  }
+  one_offs_.emplace(raw, std::move(entry));
+  return Lease(this, raw);
+}
+
+void RegistrationCache::release(Entry* entry) noexcept {
+  if (--entry->pins != 0) {
+    return;
+  }
+  if (!entry->cached) {
+    one_offs_.erase(entry);
+    return;
+  }
+  entry->lru = unpinned_.insert(unpinned_.end(), entry);
+  evict();
+}
+
+void RegistrationCache::evict() noexcept {
+  while (cached_bytes_ > capacity_bytes_ && !unpinned_.empty()) {
+    Entry* victim = unpinned_.front();
+    unpinned_.pop_front();
+    cached_bytes_ -= victim->end - victim->start;
+    entries_.erase(victim->start);
+  }
+}
+
+}  // namespace railyard::mrail

@@ -1,0 +1,173 @@
+#include "railyard/transports/mrail/wire.h"
+
+#include <fmt/format.h>
+
+#include "railyard/common/byte_codec.h"
+#include "railyard/common/error.h"
+
+namespace railyard::mrail {
+namespace {
+
+constexpr std::uint32_t kAddressMagic = 0x414D5952;  // "RYMA"
+constexpr std::uint8_t kMaxType = static_cast<std::uint8_t>(MessageType::kCredit);
+
+}  // namespace
+
+void encode_header(const Header& header, std::byte* out) noexcept {
+  // Written in place: this runs once per fragment.
+  store_le(out, static_cast<std::uint8_t>(header.type), 1);
+  store_le(out + 1, header.flags, 1);
+  store_le(out + 2, kHeaderMagic, 1);
+  store_le(out + 3, kWireVersion, 1);
+  store_le(out + 4, header.seq, 4);
+  store_le(out + 8, header.source, 8);
+  store_le(out + 16, header.tag, 8);
+  store_le(out + 24, header.total, 8);
+  store_le(out + 32, header.word, 8);
+}
+
+bool decode_header(std::span<const std::byte> message, Header& header, std::string& error) {
+  if (message.size() < kHeaderSize) {
+    error = fmt::format("a {}-byte message is shorter than the {}-byte header", message.size(),
+                        kHeaderSize);
+    return false;
+  }
+  ByteReader reader(message);
+  const auto type = reader.u8();
+  header.flags = reader.u8();
+  const auto magic = reader.u8();
+  const auto version = reader.u8();
+  header.seq = reader.u32();
+  header.source = reader.u64();
+  header.tag = reader.u64();
+  header.total = reader.u64();
+  header.word = reader.u64();
+  if (magic != kHeaderMagic || version != kWireVersion) {
+    error = fmt::format("bad magic 0x{:02x} or version {} (expected 0x{:02x}, {})", magic, version,
+                        kHeaderMagic, kWireVersion);
+    return false;
+  }
+  if (type == 0 || type > kMaxType) {
+    error = fmt::format("unknown message type {}", type);
+    return false;
+  }
+  header.type = static_cast<MessageType>(type);
+  if ((header.flags & ~kFlagTagged) != 0) {
+    error = fmt::format("unknown flags 0x{:02x}", header.flags);
+    return false;
+  }
+  if (header.type == MessageType::kEager) {
+    const std::uint64_t payload = message.size() - kHeaderSize;
+    if (header.word > header.total || payload > header.total - header.word) {
+      error = fmt::format("fragment of {} bytes at offset {} overruns a {}-byte message", payload,
+                          header.word, header.total);
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<std::byte> encode_rts_body(const RtsBody& body) {
+  std::vector<std::byte> out;
+  ByteWriter writer(out);
+  writer.u8(static_cast<std::uint8_t>(body.policy));
+  writer.u8(body.preferred_rail);
+  writer.u8(body.keys.size());
+  writer.u8(0);
+  for (const auto& key : body.keys) {
+    writer.u8(key.rail);
+    writer.u8(0);
+    writer.u64(key.offset);
+    writer.blob16(key.key);
+  }
+  return out;
+}
+
+bool decode_rts_body(std::span<const std::byte> data, RtsBody& body, std::string& error) {
+  ByteReader reader(data);
+  const auto policy = reader.u8();
+  body.preferred_rail = reader.u8();
+  const auto count = reader.u8();
+  (void)reader.u8();
+  if (policy > static_cast<std::uint8_t>(Policy::kStriping)) {
+    error = fmt::format("rendezvous request names unknown policy {}", policy);
+    return false;
+  }
+  body.policy = static_cast<Policy>(policy);
+  body.keys.clear();
+  for (unsigned i = 0; i < count && !reader.failed(); ++i) {
+    RtsBody::Key key;
+    key.rail = reader.u8();
+    (void)reader.u8();
+    key.offset = reader.u64();
+    key.key = reader.blob16();
+    body.keys.push_back(std::move(key));
+  }
+  if (reader.failed() || reader.remaining() != 0 || count == 0) {
+    error = fmt::format("rendezvous request body of {} bytes is malformed ({} keys declared)",
+                        data.size(), count);
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::byte> encode_address(const EndpointAddress& address) {
+  std::vector<std::byte> out;
+  ByteWriter writer(out);
+  writer.u32(kAddressMagic);
+  writer.u8(kWireVersion);
+  writer.u8(address.rails.size());
+  writer.u16(0);
+  writer.u64(address.id);
+  writer.u32(address.max_fragment);
+  writer.u32(address.window);
+  for (const auto& rail : address.rails) {
+    writer.string16(rail.provider);
+    writer.string16(rail.network);
+    writer.blob16(rail.address);
+  }
+  return out;
+}
+
+EndpointAddress decode_address(std::span<const std::byte> blob) {
+  ByteReader reader(blob);
+  const auto magic = reader.u32();
+  const auto version = reader.u8();
+  const auto count = reader.u8();
+  (void)reader.u16();
+  EndpointAddress address;
+  address.id = reader.u64();
+  address.max_fragment = reader.u32();
+  address.window = reader.u32();
+  if (reader.failed() || magic != kAddressMagic) {
+    throw Error(fmt::format("a {}-byte blob is not a multi-rail endpoint address", blob.size()));
+  }
+  if (version != kWireVersion) {
+    throw Error(fmt::format("multi-rail endpoint address has version {}, expected {}", version,
+                            kWireVersion));
+  }
+  if (count == 0 || count > kMaxRails || address.max_fragment == 0 || address.window == 0) {
+    throw Error(
+        fmt::format("multi-rail endpoint address declares {} rails (1 to {} allowed), "
+                    "fragment {} and window {}",
+                    count, kMaxRails, address.max_fragment, address.window));
+  }
+  for (unsigned i = 0; i < count; ++i) {
+    RailDescriptor rail;
+    rail.provider = reader.string16();
+    rail.network = reader.string16();
+    rail.address = reader.blob16();
+    if (reader.failed() || rail.provider.empty() || rail.address.empty()) {
+      throw Error(fmt::format("multi-rail endpoint address is cut short or empty in rail {} of {}",
+                              i + 1, count));
+    }
+    address.rails.push_back(std::move(rail));
+  }
+  if (reader.remaining() != 0) {
+    throw Error(fmt::format("multi-rail endpoint address has {} unexpected trailing bytes",
+                            reader.remaining()));
+  }
+  return address;
+}
+
+}  // namespace railyard::mrail
