@@ -1,0 +1,518 @@
+// Multi-rail endpoints on loopback rails in one process.
+#include "railyard/transports/mrail/endpoint.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "endpoint_pair.h"
+#include "pattern.h"
+#include "railyard/common/error.h"
+#include "railyard/transports/mrail/wire.h"
+
+namespace railyard::mrail {
+namespace {
+
+using testing::endpoint_options;
+using testing::EndpointGroup;
+using testing::fill_pattern;
+using testing::first_mismatch;
+
+constexpr const char* kFixed = "-1:fixed";
+constexpr const char* kRoundRobin = "-1:round-robin";
+constexpr const char* kStriping = "-1:striping";
+constexpr const char* kMixed = "4k:fixed,64k:round-robin,-1:striping";
+
+struct Case {
+  std::size_t rails;
+  const char* table;
+};
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  std::string table = info.param.table;
+  std::replace_if(
+      table.begin(), table.end(), [](char c) { return !std::isalnum(c); }, '_');
+  return std::to_string(info.param.rails) + "rails_" + table;
+}
+
+class EveryPolicy : public ::testing::TestWithParam<Case> {};
+
+TEST_P(EveryPolicy, EverySizeArrivesIntactTaggedAndUntagged) {
+  EndpointGroup group({endpoint_options(GetParam().rails, GetParam().table),
+                       endpoint_options(GetParam().rails, GetParam().table)});
+  const std::vector<std::size_t> sizes{0,          1,
+                                       39,         40,
+                                       4095,       65536,
+                                       65536 * 2,  200000,
+                                       256 * 1024, 256 * 1024 + 1,
+                                       1 << 20,    (3 << 20) + 7,
+                                       16 << 20};
+  for (const bool tagged : {true, false}) {
+    for (const std::size_t size : sizes) {
+      std::vector<std::byte> out(std::max<std::size_t>(size, 1));
+      std::vector<std::byte> in(size + 64, std::byte{0xEE});
+      fill_pattern(std::span(out).first(size), size * 3 + tagged);
+      Request send;
+      Request recv;
+      const auto from = group.ids[1][0];
+      const auto to = group.ids[0][1];
+      ASSERT_TRUE((tagged ? group[1].recv(recv, from, in.data(), in.size(), 77)
+                          : group[1].recv_untagged(recv, from, in.data(), in.size()))
+                      .ok());
+      ASSERT_TRUE((tagged ? group[0].send(send, to, out.data(), size, 77)
+                          : group[0].send_untagged(send, to, out.data(), size))
+                      .ok());
+      ASSERT_TRUE(group.run_until([&] { return send.done() && recv.done(); })) << size;
+      ASSERT_TRUE(send.status().ok()) << send.status().to_string();
+      ASSERT_TRUE(recv.status().ok()) << recv.status().to_string();
+      EXPECT_EQ(recv.length(), size);
+      EXPECT_EQ(recv.message_length(), size);
+      EXPECT_EQ(recv.peer(), from);
+      EXPECT_EQ(first_mismatch(std::span(in).first(size), size * 3 + tagged), std::nullopt)
+          << "size " << size << (tagged ? " tagged" : " untagged");
+      EXPECT_TRUE(std::all_of(in.begin() + static_cast<std::ptrdiff_t>(size), in.end(),
+                              [](std::byte b) { return b == std::byte{0xEE}; }))
+          << "wrote past the message";
+    }
+  }
+}
+
+TEST_P(EveryPolicy, ManyMessagesOnOneTagKeepTheirOrder) {
+  EndpointGroup group({endpoint_options(GetParam().rails, GetParam().table),
+                       endpoint_options(GetParam().rails, GetParam().table)});
+  constexpr std::size_t kCount = 600;
+  // Sizes cycle so that eager, striped and rendezvous messages interleave and
+  // later small ones can overtake earlier large ones on another rail.
+  const std::vector<std::size_t> cycle{8, 300000, 16, 70000, 4096, 0, 140000, 1};
+  std::vector<std::vector<std::byte>> out(kCount);
+  std::vector<std::vector<std::byte>> in(kCount);
+  std::vector<Request> sends(kCount);
+  std::vector<Request> recvs(kCount);
+  for (std::size_t i = 0; i < kCount; ++i) {
+    const std::size_t size = cycle[i % cycle.size()];
+    out[i].resize(std::max<std::size_t>(size, 8));
+    fill_pattern(out[i], i);
+    in[i].resize(std::max<std::size_t>(size, 8));
+  }
+  // Receives posted for the first half before the sends, the rest after.
+  for (std::size_t i = 0; i < kCount / 2; ++i) {
+    ASSERT_TRUE(group[1].recv(recvs[i], kAnySource, in[i].data(), in[i].size(), 3).ok());
+  }
+  for (std::size_t i = 0; i < kCount; ++i) {
+    ASSERT_TRUE(
+        group[0].send(sends[i], group.ids[0][1], out[i].data(), cycle[i % cycle.size()], 3).ok());
+  }
+  (void)group.run_until([] { return false; }, std::chrono::milliseconds(50));
+  for (std::size_t i = kCount / 2; i < kCount; ++i) {
+    ASSERT_TRUE(group[1].recv(recvs[i], kAnySource, in[i].data(), in[i].size(), 3).ok());
+  }
+  ASSERT_TRUE(group.run_until([&] {
+    return std::all_of(recvs.begin(), recvs.end(), [](const Request& r) { return r.done(); }) &&
+           std::all_of(sends.begin(), sends.end(), [](const Request& r) { return r.done(); });
+  }));
+  for (std::size_t i = 0; i < kCount; ++i) {
+    const std::size_t size = cycle[i % cycle.size()];
+    ASSERT_TRUE(recvs[i].status().ok()) << i << ": " << recvs[i].status().to_string();
+    ASSERT_EQ(recvs[i].length(), size) << "message " << i << " matched out of order";
+    ASSERT_EQ(first_mismatch(std::span(in[i]).first(size), i), std::nullopt)
+        << "message " << i << " matched out of order";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, EveryPolicy,
+                         ::testing::Values(Case{1, kFixed}, Case{2, kRoundRobin},
+                                           Case{4, kRoundRobin}, Case{2, kStriping},
+                                           Case{4, kStriping}, Case{3, kMixed},
+                                           Case{4, PolicyTable::kDefault}),
+                         case_name);
+
+TEST(Endpoint, TaggedAndUntaggedTrafficNeverMix) {
+  EndpointGroup group({endpoint_options(2), endpoint_options(2)});
+  const auto to = group.ids[0][1];
+  const auto from = group.ids[1][0];
+  std::array<std::byte, 8> untagged_out{std::byte{1}};
+  std::array<std::byte, 8> tagged_out{std::byte{2}};
+  std::array<std::byte, 8> untagged_in{};
+  std::array<std::byte, 8> tagged_in{};
+  Request s1;
+  Request s2;
+  Request r1;
+  Request r2;
+  // The untagged message goes first; a tagged receive for tag 0 (the tag an
+  // untagged message would carry) must still get the tagged one.
+  ASSERT_TRUE(group[0].send_untagged(s1, to, untagged_out.data(), 8).ok());
+  ASSERT_TRUE(group[0].send(s2, to, tagged_out.data(), 8, 0).ok());
+  ASSERT_TRUE(group[1].recv(r2, from, tagged_in.data(), 8, 0, kAnyTag).ok());
+  ASSERT_TRUE(group[1].recv_untagged(r1, kAnySource, untagged_in.data(), 8).ok());
+  ASSERT_TRUE(group.run_until([&] { return r1.done() && r2.done(); }));
+  EXPECT_EQ(tagged_in[0], std::byte{2});
+  EXPECT_EQ(untagged_in[0], std::byte{1});
+}
+
+TEST(Endpoint, TruncationIsReportedForEagerAndRendezvous) {
+  EndpointGroup group({endpoint_options(2, kStriping), endpoint_options(2, kStriping)});
+  for (const std::size_t size : {std::size_t{1000}, std::size_t{200000}, std::size_t{3 << 20}}) {
+    std::vector<std::byte> out(size);
+    fill_pattern(out, 4);
+    std::vector<std::byte> in(size / 2 + 64, std::byte{0xEE});
+    Request send;
+    Request recv;
+    ASSERT_TRUE(group[1].recv(recv, kAnySource, in.data(), size / 2, 9).ok());
+    ASSERT_TRUE(group[0].send(send, group.ids[0][1], out.data(), size, 9).ok());
+    ASSERT_TRUE(group.run_until([&] { return send.done() && recv.done(); }));
+    EXPECT_TRUE(send.status().ok()) << send.status().to_string();
+    EXPECT_EQ(recv.status().code(), StatusCode::kTruncated) << recv.status().to_string();
+    EXPECT_NE(recv.status().message().find(std::to_string(size) + "-byte message"),
+              std::string::npos)
+        << recv.status().message();
+    EXPECT_EQ(recv.length(), size / 2);
+    EXPECT_EQ(recv.message_length(), size);
+    EXPECT_EQ(first_mismatch(std::span(in).first(size / 2), 4), std::nullopt);
+    EXPECT_TRUE(std::all_of(in.begin() + static_cast<std::ptrdiff_t>(size / 2), in.end(),
+                            [](std::byte b) { return b == std::byte{0xEE}; }))
+        << "overflowed the receive buffer";
+  }
+}
+
+TEST(Endpoint, ProbeSeesAWaitingMessageWithoutTakingIt) {
+  EndpointGroup group({endpoint_options(2), endpoint_options(2)});
+  std::vector<std::byte> out(5000);
+  fill_pattern(out, 8);
+  ProbeResult found;
+  EXPECT_FALSE(group[1].iprobe(kAnySource, 0, kAnyTag, found));
+  Request send;
+  ASSERT_TRUE(group[0].send(send, group.ids[0][1], out.data(), out.size(), 0xBEEF).ok());
+  // One thread drives both sides: let the send leave before probing.
+  ASSERT_TRUE(group.run_until([&] { return send.done(); }));
+  ASSERT_TRUE(group[1].probe(kAnySource, 0xBE00, 0xFF, found, std::chrono::seconds(30)));
+  EXPECT_EQ(found.source, group.ids[1][0]);
+  EXPECT_EQ(found.tag, 0xBEEFU);
+  EXPECT_EQ(found.length, 5000U);
+  EXPECT_TRUE(group[1].iprobe(group.ids[1][0], 0xBEEF, 0, found));  // still there
+  EXPECT_FALSE(group[1].iprobe(group.ids[1][0], 0xBEEE, 0, found));
+  std::vector<std::byte> in(found.length);
+  Request recv;
+  ASSERT_TRUE(group[1].recv(recv, found.source, in.data(), in.size(), found.tag).ok());
+  ASSERT_TRUE(group.run_until([&] { return recv.done() && send.done(); }));
+  EXPECT_EQ(first_mismatch(in, 8), std::nullopt);
+  EXPECT_FALSE(group[1].iprobe(kAnySource, 0, kAnyTag, found));
+}
+
+TEST(Endpoint, CancelEndsOnlyAPostedReceive) {
+  EndpointGroup group({endpoint_options(1), endpoint_options(1)});
+  std::array<std::byte, 16> in{};
+  Request recv;
+  ASSERT_TRUE(group[1].recv(recv, kAnySource, in.data(), in.size(), 1).ok());
+  ASSERT_TRUE(group[1].cancel(recv).ok());
+  EXPECT_TRUE(recv.done());
+  EXPECT_EQ(recv.status().code(), StatusCode::kCanceled);
+  EXPECT_EQ(group[1].cancel(recv).code(), StatusCode::kInvalidArgument);
+  Request send;
+  std::array<std::byte, 16> out{};
+  ASSERT_TRUE(group[0].send(send, group.ids[0][1], out.data(), out.size(), 1).ok());
+  EXPECT_EQ(group[0].cancel(send).code(), StatusCode::kInvalidArgument);
+  // The canceled receive did not swallow the message.
+  Request again;
+  ASSERT_TRUE(group[1].recv(again, kAnySource, in.data(), in.size(), 1).ok());
+  ASSERT_TRUE(group.run_until([&] { return again.done() && send.done(); }));
+  EXPECT_TRUE(again.status().ok());
+}
+
+TEST(Endpoint, SendsBeyondTheWindowWaitForCreditAndAllArrive) {
+  auto options = endpoint_options(2, kRoundRobin);
+  options.window = 8;
+  EndpointGroup group({options, options});
+  constexpr std::size_t kCount = 100;
+  std::vector<std::uint64_t> out(kCount);
+  std::vector<std::uint64_t> in(kCount);
+  std::vector<Request> sends(kCount);
+  std::vector<Request> recvs(kCount);
+  std::iota(out.begin(), out.end(), 1000);
+  for (std::size_t i = 0; i < kCount; ++i) {
+    ASSERT_TRUE(group[0].send(sends[i], group.ids[0][1], &out[i], sizeof(std::uint64_t), 2).ok());
+  }
+  EXPECT_GE(group[0].counters().window_waits, kCount - 8);
+  for (std::size_t i = 0; i < kCount; ++i) {
+    ASSERT_TRUE(group[1].recv(recvs[i], kAnySource, &in[i], sizeof(std::uint64_t), 2).ok());
+  }
+  ASSERT_TRUE(group.run_until([&] {
+    return std::all_of(recvs.begin(), recvs.end(), [](const Request& r) { return r.done(); });
+  }));
+  EXPECT_EQ(in, out);
+}
+
+TEST(Endpoint, CountersShowEachPolicysSplit) {
+  constexpr std::size_t kRails = 4;
+  constexpr std::size_t kCount = 40;
+  struct Expect {
+    const char* table;
+    std::size_t size;
+  };
+  for (const Expect& expect : {Expect{kFixed, 1000}, Expect{kRoundRobin, 1000},
+                               Expect{kStriping, 256 * 1024}, Expect{kStriping, 4 << 20}}) {
+    auto options = endpoint_options(kRails, expect.table);
+    options.home_rail = 2;
+    EndpointGroup group({options, endpoint_options(kRails, expect.table)});
+    std::vector<std::byte> out(expect.size);
+    std::vector<std::byte> in(expect.size);
+    for (std::size_t i = 0; i < kCount; ++i) {
+      Request send;
+      Request recv;
+      ASSERT_TRUE(group[1].recv(recv, kAnySource, in.data(), in.size(), 0).ok());
+      ASSERT_TRUE(group[0].send(send, group.ids[0][1], out.data(), out.size(), 0).ok());
+      ASSERT_TRUE(group.run_until([&] { return send.done() && recv.done(); }));
+    }
+    const auto sender = group[0].counters();
+    const auto receiver = group[1].counters();
+    const std::string label = std::string(expect.table) + " " + std::to_string(expect.size);
+    std::uint64_t total = 0;
+    for (std::size_t r = 0; r < kRails; ++r) {
+      total += receiver.rails[r].bytes_received;
+    }
+    EXPECT_EQ(total, kCount * expect.size) << label;
+    for (std::size_t r = 0; r < kRails; ++r) {
+      const auto& received = receiver.rails[r];
+      const auto& sent = sender.rails[r];
+      if (std::string(expect.table) == kFixed) {
+        // Everything on the sender's home rail (2), which pairs with rail 2.
+        EXPECT_EQ(sent.messages_sent, r == 2 ? kCount : 0) << label << " rail " << r;
+        EXPECT_EQ(received.bytes_received, r == 2 ? kCount * expect.size : 0)
+            << label << " rail " << r;
+      } else if (std::string(expect.table) == kRoundRobin) {
+        EXPECT_EQ(sent.messages_sent, kCount / kRails) << label << " rail " << r;
+        EXPECT_EQ(received.bytes_received, kCount / kRails * expect.size) << label << " rail " << r;
+      } else {
+        // Every striped message puts an equal share on every rail.
+        EXPECT_EQ(received.bytes_received, kCount * expect.size / kRails) << label << " rail " << r;
+      }
+    }
+    if (expect.size > 256 * 1024) {
+      EXPECT_EQ(sender.rendezvous_messages, kCount) << label;
+    } else {
+      EXPECT_EQ(sender.eager_messages, kCount) << label;
+    }
+  }
+}
+
+TEST(Endpoint, WeightsSetEachRailsShareOfAStripe) {
+  auto options = endpoint_options(2, kStriping);
+  options.rail_weights = {3, 1};
+  EndpointGroup group({options, options});
+  std::vector<std::byte> out(4 << 20);
+  std::vector<std::byte> in(out.size());
+  Request send;
+  Request recv;
+  ASSERT_TRUE(group[1].recv(recv, kAnySource, in.data(), in.size(), 0).ok());
+  ASSERT_TRUE(group[0].send(send, group.ids[0][1], out.data(), out.size(), 0).ok());
+  ASSERT_TRUE(group.run_until([&] { return send.done() && recv.done(); }));
+  const auto counters = group[1].counters();
+  EXPECT_EQ(counters.rails[0].bytes_received, 3U << 20);
+  EXPECT_EQ(counters.rails[1].bytes_received, 1U << 20);
+}
+
+TEST(Endpoint, PeersMayListTheirRailsInAnotherOrderAndCount) {
+  auto three = endpoint_options(3, kStriping);
+  auto two = endpoint_options(2, kStriping);
+  two.rails = {"127.0.0.9", "127.0.0.8"};
+  EndpointGroup group({three, two});
+  EXPECT_EQ(group[0].paths(group.ids[0][1]).size(), 3U);  // all on 127.0.0.0/8
+  EXPECT_EQ(group[1].paths(group.ids[1][0]).size(), 2U);
+  for (const std::size_t size : {std::size_t{100}, std::size_t{300000}, std::size_t{5 << 20}}) {
+    for (const auto& [from, to] : {std::pair<std::size_t, std::size_t>{0, 1}, {1, 0}}) {
+      std::vector<std::byte> out(size);
+      std::vector<std::byte> in(size);
+      fill_pattern(out, size + from);
+      Request send;
+      Request recv;
+      ASSERT_TRUE(group[to].recv(recv, group.ids[to][from], in.data(), size, 1).ok());
+      ASSERT_TRUE(group[from].send(send, group.ids[from][to], out.data(), size, 1).ok());
+      ASSERT_TRUE(group.run_until([&] { return send.done() && recv.done(); }));
+      ASSERT_TRUE(recv.status().ok()) << recv.status().to_string();
+      EXPECT_EQ(first_mismatch(in, size + from), std::nullopt);
+    }
+  }
+}
+
+TEST(Endpoint, InsertingTheSameAddressTwiceGivesTheSamePeer) {
+  EndpointGroup group({endpoint_options(1), endpoint_options(1)});
+  EXPECT_EQ(group[0].insert_peer(group[1].address()), group.ids[0][1]);
+}
+
+TEST(Endpoint, MalformedAddressesAreRefused) {
+  Endpoint endpoint(endpoint_options(1));
+  auto address = endpoint.address();
+  const auto message_of = [&](std::vector<std::byte> blob) {
+    try {
+      (void)endpoint.insert_peer(blob);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message_of({address.begin(), address.begin() + 10})
+                .find("is not a multi-rail endpoint address"),
+            std::string::npos);
+  auto truncated = address;
+  truncated.pop_back();
+  EXPECT_NE(message_of(truncated).find("cut short"), std::string::npos);
+  auto trailing = address;
+  trailing.push_back(std::byte{0});
+  EXPECT_NE(message_of(trailing).find("unexpected trailing bytes"), std::string::npos);
+}
+
+TEST(Endpoint, APeerOnAnotherNetworkIsRefusedWithBothSidesNetworks) {
+  EndpointAddress elsewhere;
+  elsewhere.id = 42;
+  elsewhere.max_fragment = 65536;
+  elsewhere.window = 256;
+  elsewhere.rails.push_back(
+      RailDescriptor{"tcp;ofi_rxm", "198.18.7.0/24", std::vector<std::byte>(16)});
+  Endpoint endpoint(endpoint_options(1));
+  try {
+    (void)endpoint.insert_peer(encode_address(elsewhere));
+    FAIL() << "accepted a peer with no shared network";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("shares no network"), std::string::npos) << message;
+    EXPECT_NE(message.find("127.0.0.0/8"), std::string::npos) << message;
+    EXPECT_NE(message.find("198.18.7.0/24"), std::string::npos) << message;
+  }
+}
+
+TEST(Endpoint, MalformedWireMessagesAreDroppedAndCounted) {
+  EndpointGroup group({endpoint_options(1), endpoint_options(1)});
+  // A raw rail sends garbage to the endpoint's rail, then the real peer
+  // sends a message that must still arrive.
+  RailOptions raw_options;
+  raw_options.address = "127.0.0.1";
+  Rail raw(raw_options);
+  const EndpointAddress target = decode_address(group[1].address());
+  const RailPeer peer = raw.insert_peer(target.rails[0].address);
+  std::vector<std::vector<std::byte>> garbage;
+  garbage.emplace_back(10, std::byte{0x55});          // shorter than a header
+  garbage.emplace_back(kHeaderSize, std::byte{0});    // bad magic
+  std::vector<std::byte> overrun(kHeaderSize + 100);  // fragment past its message
+  Header header;
+  header.source = group[0].id();
+  header.total = 50;
+  header.word = 10;
+  encode_header(header, overrun.data());
+  garbage.push_back(overrun);
+  std::vector<railyard::Request> ops(garbage.size());
+  for (std::size_t i = 0; i < garbage.size(); ++i) {
+    ASSERT_TRUE(
+        raw.post_send(ops[i], peer, ConstBuffer{garbage[i].data(), garbage[i].size()}).ok());
+  }
+  // The raw rail needs progress too (rxm connects from both sides).
+  ASSERT_TRUE(group.run_until([&] {
+    raw.progress();
+    return group[1].counters().dropped_messages == 3;
+  })) << group[1].counters().dropped_messages;
+
+  std::array<std::byte, 4> out{std::byte{9}};
+  std::array<std::byte, 4> in{};
+  Request send;
+  Request recv;
+  ASSERT_TRUE(group[1].recv(recv, kAnySource, in.data(), 4, 0).ok());
+  ASSERT_TRUE(group[0].send(send, group.ids[0][1], out.data(), 4, 0).ok());
+  ASSERT_TRUE(group.run_until([&] { return recv.done(); }));
+  EXPECT_EQ(in[0], std::byte{9});
+}
+
+TEST(Endpoint, MessagesFromAPeerNotYetInsertedWaitForIt) {
+  Endpoint a(endpoint_options(2));
+  Endpoint b(endpoint_options(2));
+  const PeerId b_in_a = a.insert_peer(b.address());
+  std::vector<std::byte> out(100000);
+  fill_pattern(out, 31);
+  Request send;
+  ASSERT_TRUE(a.send(send, b_in_a, out.data(), out.size(), 4).ok());
+  std::array<Endpoint*, 2> both{&a, &b};
+  ASSERT_TRUE(Endpoint::progress_until(
+      both, [&] { return send.done(); }, std::chrono::seconds(30)));
+  // Only now does b learn a's address.
+  const PeerId a_in_b = b.insert_peer(a.address());
+  std::vector<std::byte> in(out.size());
+  Request recv;
+  ASSERT_TRUE(b.recv(recv, a_in_b, in.data(), in.size(), 4).ok());
+  ASSERT_TRUE(Endpoint::progress_until(
+      both, [&] { return recv.done(); }, std::chrono::seconds(30)));
+  ASSERT_TRUE(recv.status().ok()) << recv.status().to_string();
+  EXPECT_EQ(first_mismatch(in, 31), std::nullopt);
+}
+
+TEST(Endpoint, BadArgumentsAreRefusedWithoutStartingTheRequest) {
+  EndpointGroup group({endpoint_options(1), endpoint_options(1)});
+  Request request;
+  EXPECT_EQ(group[0].send(request, PeerId{99}, nullptr, 0, 0).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(group[0].send(request, group.ids[0][1], nullptr, 5, 0).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(group[0].recv(request, PeerId{7}, nullptr, 0, 0).code(), StatusCode::kInvalidArgument);
+  EXPECT_FALSE(request.in_flight());
+}
+
+TEST(EndpointRma, PutGetAndFlushMoveExactBytes) {
+  EndpointGroup group({endpoint_options(3), endpoint_options(3)});
+  constexpr std::size_t kSize = (6 << 20) + 13;
+  std::vector<std::byte> local(kSize);
+  std::vector<std::byte> window(kSize + 1000, std::byte{0});
+  fill_pattern(local, 61);
+  auto local_region = group[0].register_memory(local.data(), local.size());
+  auto window_region = group[1].register_memory(window.data(), window.size());
+  const auto remote = group[0].import_region(group.ids[0][1], window_region.remote_key());
+  EXPECT_EQ(remote.length(), window.size());
+
+  Request put;
+  ASSERT_TRUE(group[0].put(put, local_region, 0, remote, 500, kSize).ok());
+  ASSERT_TRUE(group.run_until([&] { return put.done(); }));
+  ASSERT_TRUE(put.status().ok()) << put.status().to_string();
+  Request flush;
+  ASSERT_TRUE(group[0].flush(flush, remote).ok());
+  ASSERT_TRUE(group.run_until([&] { return flush.done(); }));
+  ASSERT_TRUE(flush.status().ok()) << flush.status().to_string();
+  EXPECT_EQ(first_mismatch(std::span(window).subspan(500, kSize), 61), std::nullopt);
+  EXPECT_EQ(window[499], std::byte{0});
+  // Striped over the three rails.
+  const auto counters = group[0].counters();
+  for (const auto& rail : counters.rails) {
+    EXPECT_GT(rail.bytes_sent, kSize / 4) << rail.name;
+  }
+
+  std::vector<std::byte> back(kSize);
+  auto back_region = group[0].register_memory(back.data(), back.size());
+  Request get;
+  ASSERT_TRUE(group[0].get(get, back_region, 0, remote, 500, kSize).ok());
+  ASSERT_TRUE(group.run_until([&] { return get.done(); }));
+  ASSERT_TRUE(get.status().ok()) << get.status().to_string();
+  EXPECT_EQ(first_mismatch(back, 61), std::nullopt);
+
+  Request bad;
+  EXPECT_EQ(group[0].put(bad, local_region, 0, remote, window.size() - 10, 11).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_FALSE(bad.in_flight());
+}
+
+TEST(EndpointRma, SmallTransfersUseOneRailAndNeverAnEmptyPiece) {
+  EndpointGroup group({endpoint_options(4), endpoint_options(4)});
+  std::vector<std::byte> local(64);
+  std::vector<std::byte> window(64);
+  fill_pattern(local, 2);
+  auto local_region = group[0].register_memory(local.data(), local.size());
+  auto window_region = group[1].register_memory(window.data(), window.size());
+  const auto remote = group[0].import_region(group.ids[0][1], window_region.remote_key());
+  for (std::size_t size = 0; size <= 3; ++size) {
+    Request put;
+    ASSERT_TRUE(group[0].put(put, local_region, 0, remote, 0, size).ok());
+    ASSERT_TRUE(group.run_until([&] { return put.done(); }));
+    ASSERT_TRUE(put.status().ok());
+  }
+  std::uint64_t chunks = 0;
+  for (const auto& rail : group[0].counters().rails) {
+    chunks += rail.chunks_sent;
+  }
+  EXPECT_EQ(chunks, 3U);  // sizes 1, 2, 3 one piece each; size 0 none
+}
+
+}  // namespace
+}  // namespace railyard::mrail
