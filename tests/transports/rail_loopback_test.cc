@@ -191,10 +191,9 @@ TEST(Rail, RmaWriteAndReadMoveExactBytes) {
   ASSERT_TRUE(pair.run_until([&] { return write.done(); }));
   ASSERT_TRUE(write.status().ok()) << write.status().to_string();
   EXPECT_EQ(write.completion().length, kSize);
-  EXPECT_EQ(first_mismatch(std::span(remote).subspan(100, kSize), 77), std::nullopt);
-  EXPECT_EQ(remote[99], std::byte{0});
 
-  // Read it back into a fresh buffer.
+  // Read it back into a fresh buffer. A write's completion only says the data
+  // left; the read, ordered after it (FI_ORDER_RAW), completes once it landed.
   std::vector<std::byte> back(kSize);
   auto back_region = pair.a->register_memory(back.data(), back.size());
   Request read;
@@ -202,6 +201,8 @@ TEST(Rail, RmaWriteAndReadMoveExactBytes) {
   ASSERT_TRUE(pair.run_until([&] { return read.done(); }));
   ASSERT_TRUE(read.status().ok()) << read.status().to_string();
   EXPECT_EQ(first_mismatch(back, 77), std::nullopt);
+  EXPECT_EQ(first_mismatch(std::span(remote).subspan(100, kSize), 77), std::nullopt);
+  EXPECT_EQ(remote[99], std::byte{0});
   EXPECT_EQ(pair.a->counters().bytes_written, kSize);
   EXPECT_EQ(pair.a->counters().bytes_read, kSize);
 }
