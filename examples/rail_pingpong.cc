@@ -6,10 +6,6 @@
 // Latency is half the round trip of a tagged ping-pong on the first rail.
 // Bandwidth keeps a window of messages in flight (as osu_bw does): first all
 // on rail 0, then dealt round-robin over every rail, then acknowledged.
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -29,6 +25,7 @@
 #include "railyard/common/parse.h"
 #include "railyard/transports/progress.h"
 #include "railyard/transports/rail.h"
+#include "railyard_tools/forked_peer.h"
 
 namespace {
 
@@ -55,57 +52,12 @@ constexpr std::uint64_t kPing = 1ULL << 40;
 constexpr std::uint64_t kData = 2ULL << 40;
 constexpr std::uint64_t kAck = 3ULL << 40;
 
-// A blocking exchange of byte blobs with the peer process, for addresses.
-class Pipe {
- public:
-  explicit Pipe(int fd) : fd_(fd) {}
-  void send(const std::vector<std::byte>& blob) const {
-    const auto size = static_cast<std::uint32_t>(blob.size());
-    write_all(&size, sizeof(size));
-    write_all(blob.data(), blob.size());
-  }
-  [[nodiscard]] std::vector<std::byte> receive() const {
-    std::uint32_t size = 0;
-    read_all(&size, sizeof(size));
-    if (size > 4096) {
-      throw std::runtime_error("peer sent an implausible address size");
-    }
-    std::vector<std::byte> blob(size);
-    read_all(blob.data(), blob.size());
-    return blob;
-  }
-
- private:
-  void write_all(const void* data, std::size_t size) const {
-    const auto* p = static_cast<const char*>(data);
-    while (size > 0) {
-      const ssize_t n = ::write(fd_, p, size);
-      if (n <= 0) {
-        throw std::runtime_error("the peer process closed its pipe");
-      }
-      p += n;
-      size -= static_cast<std::size_t>(n);
-    }
-  }
-  void read_all(void* data, std::size_t size) const {
-    auto* p = static_cast<char*>(data);
-    while (size > 0) {
-      const ssize_t n = ::read(fd_, p, size);
-      if (n <= 0) {
-        throw std::runtime_error("the peer process closed its pipe");
-      }
-      p += n;
-      size -= static_cast<std::size_t>(n);
-    }
-  }
-  int fd_;
-};
-
 // One side of the measurement: a rail per address, each with a registered
 // buffer of the largest size and the peer inserted.
 class Side {
  public:
-  Side(const Settings& settings, const Pipe& pipe, bool first) : settings_(settings) {
+  Side(const Settings& settings, const railyard::tools::Pipe& pipe, bool first)
+      : settings_(settings) {
     for (const auto& address : settings.rails) {
       RailOptions options = RailOptions::from_environment();
       if (!settings.provider.empty()) {
@@ -122,9 +74,9 @@ class Side {
     for (auto& rail : rails_) {
       if (first) {
         pipe.send(rail->address());
-        peers_.push_back(rail->insert_peer(pipe.receive()));
+        peers_.push_back(rail->insert_peer(pipe.receive(settings.timeout)));
       } else {
-        peers_.push_back(rail->insert_peer(pipe.receive()));
+        peers_.push_back(rail->insert_peer(pipe.receive(settings.timeout)));
         pipe.send(rail->address());
       }
     }
@@ -327,48 +279,18 @@ void print_json(const Settings& settings, const Side& side, const std::vector<Ro
 }
 
 int run_pair(const Settings& settings) {
-  int fds[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
-    throw std::runtime_error(std::string("socketpair: ") + std::system_category().message(errno));
+  railyard::tools::ForkedPeer peer([&](railyard::tools::Pipe& pipe) {
+    Side side(settings, pipe, false);
+    (void)run(settings, side, false);
+  });
+  Side side(settings, peer.pipe(), true);
+  const auto rows = run(settings, side, true);
+  if (settings.json) {
+    print_json(settings, side, rows);
+  } else {
+    print_table(settings, side, rows);
   }
-  std::fflush(nullptr);
-  const pid_t child = ::fork();
-  if (child < 0) {
-    throw std::runtime_error(std::string("fork: ") + std::system_category().message(errno));
-  }
-  if (child == 0) {
-    ::close(fds[0]);
-    int status = 0;
-    try {
-      const Pipe pipe(fds[1]);
-      Side side(settings, pipe, false);
-      (void)run(settings, side, false);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "railyard-pingpong (peer): error: %s\n", e.what());
-      status = 1;
-    }
-    ::_exit(status);
-  }
-  ::close(fds[1]);
-  int status = 0;
-  try {
-    const Pipe pipe(fds[0]);
-    Side side(settings, pipe, true);
-    const auto rows = run(settings, side, true);
-    if (settings.json) {
-      print_json(settings, side, rows);
-    } else {
-      print_table(settings, side, rows);
-    }
-  } catch (...) {
-    ::close(fds[0]);
-    ::kill(child, SIGKILL);
-    ::waitpid(child, &status, 0);
-    throw;
-  }
-  ::close(fds[0]);
-  ::waitpid(child, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  if (peer.wait(settings.timeout) != 0) {
     throw std::runtime_error("the peer process failed");
   }
   return 0;

@@ -12,7 +12,7 @@
 #include <map>
 #include <sstream>
 
-#include "forked_peer.h"
+#include "railyard_tools/forked_peer.h"
 #include "pattern.h"
 #include "railyard/common/parse.h"
 #include "railyard/transports/mrail/endpoint.h"
@@ -22,8 +22,8 @@ namespace {
 
 using testing::fill_pattern;
 using testing::first_mismatch;
-using testing::ForkedPeer;
-using testing::Pipe;
+using tools::ForkedPeer;
+using tools::Pipe;
 
 constexpr std::chrono::seconds kTimeout{60};
 

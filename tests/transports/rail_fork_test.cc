@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "forked_peer.h"
+#include "railyard_tools/forked_peer.h"
 #include "pattern.h"
 #include "rail_pair.h"
 #include "railyard/transports/rail.h"
@@ -16,10 +16,10 @@ namespace {
 
 using testing::fill_pattern;
 using testing::first_mismatch;
-using testing::ForkedPeer;
+using tools::ForkedPeer;
 using testing::kTestTimeout;
 using testing::loopback_options;
-using testing::Pipe;
+using tools::Pipe;
 
 const std::vector<std::size_t> kSizes{0,       1, 64, 65, 4096, 65536 + 7, 1 << 20, (16 << 20) + 3,
                                       64 << 20};

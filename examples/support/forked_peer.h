@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace railyard::testing {
+namespace railyard::tools {
 
 // A message channel over a socketpair: length-prefixed blobs, every read
 // bounded by a timeout.
@@ -51,4 +51,4 @@ class ForkedPeer {
   Pipe pipe_{-1};
 };
 
-}  // namespace railyard::testing
+}  // namespace railyard::tools

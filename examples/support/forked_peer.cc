@@ -1,4 +1,4 @@
-#include "forked_peer.h"
+#include "railyard_tools/forked_peer.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -14,7 +14,7 @@
 #include <system_error>
 #include <thread>
 
-namespace railyard::testing {
+namespace railyard::tools {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -161,4 +161,4 @@ ForkedPeer::~ForkedPeer() {
   }
 }
 
-}  // namespace railyard::testing
+}  // namespace railyard::tools
