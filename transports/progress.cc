@@ -65,15 +65,42 @@ void block(std::span<Rail* const> rails, std::chrono::nanoseconds budget) {
 }  // namespace
 
 bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& done,
-                    std::chrono::nanoseconds timeout, const WaitPolicy& policy) {
+                    std::chrono::nanoseconds timeout, const WaitPolicy& policy, PollHint* hint) {
+  PollHint local;
+  PollHint& poll = hint != nullptr ? *hint : local;
+  if (poll.hot >= rails.size()) {
+    poll.hot = 0;
+  }
   const auto start = Clock::now();
   const auto deadline =
       timeout >= Clock::time_point::max() - start ? Clock::time_point::max() : start + timeout;
   auto last_activity = start;
   while (true) {
-    std::size_t completed = 0;
-    for (Rail* rail : rails) {
-      completed += rail->progress();
+    std::size_t completed = rails[poll.hot]->progress();
+    if (completed != 0 && done()) {
+      return true;
+    }
+    if (rails.size() > 1 && ++poll.turn >= poll.cold_interval) {
+      poll.turn = 0;
+      std::size_t swept = 0;
+      for (std::size_t i = 0; i < rails.size(); ++i) {
+        if (i == poll.hot) {
+          continue;
+        }
+        const std::size_t n = rails[i]->progress();
+        if (n != 0) {
+          swept += n;
+          poll.hot = i;
+          if (done()) {
+            poll.cold_interval = PollHint::kMinColdInterval;
+            return true;
+          }
+        }
+      }
+      completed += swept;
+      poll.cold_interval = swept != 0
+                               ? PollHint::kMinColdInterval
+                               : std::min(poll.cold_interval * 2, PollHint::kMaxColdInterval);
     }
     if (done()) {
       return true;
@@ -86,6 +113,18 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
       return false;
     }
     if (now - last_activity < policy.spin) {
+      continue;
+    }
+    // Every rail is polled once more before sleeping: a cold rail may hold
+    // the completion that ends the wait.
+    for (Rail* rail : rails) {
+      completed += rail->progress();
+    }
+    if (done()) {
+      return true;
+    }
+    if (completed != 0) {
+      last_activity = Clock::now();
       continue;
     }
     block(rails, std::min<std::chrono::nanoseconds>(deadline - now, policy.max_block));

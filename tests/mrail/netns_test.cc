@@ -12,10 +12,10 @@
 #include <map>
 #include <sstream>
 
-#include "railyard_tools/forked_peer.h"
 #include "pattern.h"
 #include "railyard/common/parse.h"
 #include "railyard/transports/mrail/endpoint.h"
+#include "railyard_tools/forked_peer.h"
 
 namespace railyard::mrail {
 namespace {

@@ -6,19 +6,19 @@
 #include <string>
 #include <vector>
 
-#include "railyard_tools/forked_peer.h"
 #include "pattern.h"
 #include "rail_pair.h"
 #include "railyard/transports/rail.h"
+#include "railyard_tools/forked_peer.h"
 
 namespace railyard {
 namespace {
 
 using testing::fill_pattern;
 using testing::first_mismatch;
-using tools::ForkedPeer;
 using testing::kTestTimeout;
 using testing::loopback_options;
+using tools::ForkedPeer;
 using tools::Pipe;
 
 const std::vector<std::size_t> kSizes{0,       1, 64, 65, 4096, 65536 + 7, 1 << 20, (16 << 20) + 3,

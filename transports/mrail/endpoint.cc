@@ -360,7 +360,7 @@ std::size_t Endpoint::progress() {
 }
 
 bool Endpoint::progress_until(const std::function<bool()>& done, std::chrono::nanoseconds timeout) {
-  return railyard::progress_until(rail_pointers_, done, timeout, options_.wait);
+  return railyard::progress_until(rail_pointers_, done, timeout, options_.wait, &poll_hint_);
 }
 
 bool Endpoint::progress_until(std::span<Endpoint* const> endpoints,

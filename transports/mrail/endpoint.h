@@ -39,6 +39,8 @@
 #include "railyard/transports/mrail/peer_id.h"
 #include "railyard/transports/mrail/regions.h"
 #include "railyard/transports/mrail/request.h"
+#include "railyard/transports/mrail/stripe_plan.h"
+#include "railyard/transports/progress.h"
 #include "railyard/transports/rail.h"
 
 namespace railyard::mrail {
@@ -158,7 +160,7 @@ class Endpoint {
   void enqueue(std::size_t rail, Outgoing fragment);
   void pump(std::size_t rail);
   void release_waiting(Peer& peer);
-  std::size_t choose_pieces(Peer& peer, std::uint64_t size, std::vector<struct StripePiece>& out);
+  std::size_t choose_pieces(Peer& peer, std::uint64_t size, std::vector<StripePiece>& out);
 
   // Receiving.
   [[nodiscard]] Status start_recv(Request& request, PeerId source, void* data, std::size_t size,
@@ -198,6 +200,7 @@ class Endpoint {
   std::size_t home_rail_ = 0;
   std::vector<std::unique_ptr<RailState>> rails_;
   std::vector<Rail*> rail_pointers_;  // for progress_until
+  PollHint poll_hint_;
   std::vector<std::byte> address_;
   std::vector<std::unique_ptr<Peer>> peers_;
   std::unordered_map<std::uint64_t, PeerId> peer_ids_;  // by endpoint id
@@ -213,6 +216,7 @@ class Endpoint {
   // Every request started and not finished, so closing can fail them.
   IntrusiveList<Request, &Request::active_hook_> active_;
   EndpointCounters totals_;
+  std::vector<StripePiece> pieces_;  // scratch for send_eager
 };
 
 }  // namespace railyard::mrail

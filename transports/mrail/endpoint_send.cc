@@ -83,19 +83,27 @@ std::size_t Endpoint::choose_pieces(Peer& peer, std::uint64_t size, std::vector<
 
 void Endpoint::send_eager(Peer& peer, Request& request, const Header& header) {
   ++totals_.eager_messages;
-  std::vector<StripePiece> pieces;
-  choose_pieces(peer, request.capacity_, pieces);
+  choose_pieces(peer, request.capacity_, pieces_);
   // Count every fragment before the first goes out: a fragment may complete
   // at once (inject), and the request must not finish early.
-  std::vector<std::pair<std::size_t, Outgoing>> fragments;
-  for (const auto& piece : pieces) {
+  const std::uint64_t fragment_size = peer.max_fragment;
+  std::uint32_t count = 0;
+  for (const auto& piece : pieces_) {
+    count += static_cast<std::uint32_t>(
+        std::max<std::uint64_t>(1, (piece.length + fragment_size - 1) / fragment_size));
+  }
+  request.pending_ = count;
+  std::uint64_t touched = 0;  // a bit per rail (at most kMaxRails = 64)
+  for (const auto& piece : pieces_) {
     const Path& path = peer.paths[piece.path];
-    ++rails_[path.local_rail]->traffic.messages_sent;
+    RailState& state = *rails_[path.local_rail];
+    ++state.traffic.messages_sent;
+    touched |= std::uint64_t{1} << path.local_rail;
     std::uint64_t offset = piece.offset;
     const std::uint64_t end = piece.offset + piece.length;
     do {
-      const std::uint64_t length = std::min<std::uint64_t>(peer.max_fragment, end - offset);
-      Outgoing fragment;
+      const std::uint64_t length = std::min<std::uint64_t>(fragment_size, end - offset);
+      Outgoing& fragment = state.queue.emplace_back();
       fragment.header = header;
       fragment.header.type = MessageType::kEager;
       fragment.header.word = offset;
@@ -104,18 +112,11 @@ void Endpoint::send_eager(Peer& peer, Request& request, const Header& header) {
       fragment.payload = request.buffer_ + offset;
       fragment.length = length;
       fragment.owner = &request;
-      fragments.emplace_back(path.local_rail, std::move(fragment));
       offset += length;
     } while (offset < end);
   }
-  request.pending_ = static_cast<std::uint32_t>(fragments.size());
-  std::vector<bool> touched(rails_.size(), false);
-  for (auto& [rail, fragment] : fragments) {
-    rails_[rail]->queue.push_back(std::move(fragment));
-    touched[rail] = true;
-  }
-  for (std::size_t rail = 0; rail < rails_.size(); ++rail) {
-    if (touched[rail]) {
+  for (std::size_t rail = 0; touched != 0; ++rail, touched >>= 1U) {
+    if ((touched & 1U) != 0) {
       pump(rail);
     }
   }

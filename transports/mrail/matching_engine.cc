@@ -2,9 +2,9 @@
 
 namespace railyard::mrail {
 
-Request* MatchingEngine::take_posted(const InboundMessage& message) {
+Request* MatchingEngine::take_posted(PeerId source, std::uint64_t tag) {
   Request* found = posted_.find_if([&](const Request& request) {
-    return matches(request.peer_, request.tag_, request.ignore_, message.source, message.tag);
+    return matches(request.peer_, request.tag_, request.ignore_, source, tag);
   });
   if (found != nullptr) {
     posted_.erase(*found);

@@ -24,7 +24,10 @@ class MatchingEngine {
 
   // A message whose turn has come: the oldest posted receive it satisfies,
   // removed from the queue, or nullptr.
-  [[nodiscard]] Request* take_posted(const InboundMessage& message);
+  [[nodiscard]] Request* take_posted(const InboundMessage& message) {
+    return take_posted(message.source, message.tag);
+  }
+  [[nodiscard]] Request* take_posted(PeerId source, std::uint64_t tag);
   void add_unexpected(InboundMessage& message) { unexpected_.push_back(message); }
 
   // A new receive: the oldest unexpected message it accepts, removed from the

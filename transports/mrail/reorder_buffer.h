@@ -52,6 +52,10 @@ class ReorderBuffer {
   // Whether the message whose turn it is has arrived.
   [[nodiscard]] bool next_ready() const noexcept { return slots_[next_ & mask_].has_value(); }
 
+  // Moves the window on by one when the message whose turn it is was handled
+  // without being stored (its slot is empty).
+  void skip_next() noexcept { ++next_; }
+
   // Removes the message whose turn it is and moves the window on by one.
   [[nodiscard]] T take_next() {
     auto& slot = slots_[next_ & mask_];

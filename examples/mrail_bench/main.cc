@@ -1,0 +1,428 @@
+// railyard-mrail-bench: point-to-point latency and bandwidth of railyard's
+// multi-rail endpoint under each policy, side by side in one run with one raw
+// rail, every rail in parallel (what the rails can carry), libfabric's
+// ofi_mrail over the same addresses, and Open MPI's TCP transport.
+//
+// Run it under scripts/netns-rails.sh to measure across emulated hosts:
+//   scripts/netns-rails.sh --rails 4 --rate 1gbit -- build/release/examples/railyard-mrail-bench
+// Without namespaces it measures over loopback rails of this host.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "openmpi_runner.h"
+#include "railyard/common/env.h"
+#include "railyard/common/error.h"
+#include "railyard/common/parse.h"
+#include "railyard/transports/mrail/policy_table.h"
+#include "subject.h"
+
+namespace railyard::bench {
+namespace {
+
+std::vector<std::string> split_list(const std::string& flag, const std::string& text) {
+  std::vector<std::string> out;
+  for (const auto piece : split(text, ',')) {
+    if (trim(piece).empty()) {
+      throw ConfigError(flag, text, "expected a comma list without empty entries");
+    }
+    out.emplace_back(trim(piece));
+  }
+  return out;
+}
+
+std::string size_text(std::uint64_t size) {
+  if (size >= (1U << 20) && size % (1U << 20) == 0) {
+    return fmt::format("{}M", size >> 20);
+  }
+  if (size >= 1024 && size % 1024 == 0) {
+    return fmt::format("{}K", size >> 10);
+  }
+  return std::to_string(size);
+}
+
+const Measurement* row_for(const SubjectResult& subject, std::uint64_t size) {
+  for (const auto& row : subject.rows) {
+    if (row.size == size) {
+      return &row;
+    }
+  }
+  return nullptr;
+}
+
+const SubjectResult* find(const std::vector<SubjectResult>& results, const std::string& name) {
+  for (const auto& result : results) {
+    if (result.name == name && result.error.empty()) {
+      return &result;
+    }
+  }
+  return nullptr;
+}
+
+void print_table(const std::vector<SubjectResult>& results, const std::vector<std::uint64_t>& sizes,
+                 const char* title, const std::function<double(const Measurement&)>& value,
+                 const char* format) {
+  std::vector<const SubjectResult*> shown;
+  for (const auto& result : results) {
+    if (result.error.empty() &&
+        std::any_of(result.rows.begin(), result.rows.end(),
+                    [&](const Measurement& row) { return value(row) >= 0; })) {
+      shown.push_back(&result);
+    }
+  }
+  if (shown.empty()) {
+    return;
+  }
+  std::cout << "# " << title << "\n# " << fmt::format("{:>9}", "size");
+  for (const auto* result : shown) {
+    std::cout << fmt::format(" {:>12}", result->name);
+  }
+  std::cout << "\n";
+  for (const auto size : sizes) {
+    std::string line = fmt::format("  {:>9}", size_text(size));
+    bool any = false;
+    for (const auto* result : shown) {
+      const Measurement* row = row_for(*result, size);
+      if (row != nullptr && value(*row) >= 0) {
+        line += fmt::format(fmt::runtime(format), value(*row));
+        any = true;
+      } else {
+        line += fmt::format(" {:>12}", "-");
+      }
+    }
+    if (any) {
+      std::cout << line << "\n";
+    }
+  }
+  std::cout << "#\n";
+}
+
+// min, mean and where the min is, of numerator/denominator over a size range.
+struct RatioSummary {
+  double min = 0;
+  double mean = 0;
+  std::uint64_t at = 0;
+  std::size_t count = 0;
+};
+
+std::optional<RatioSummary> ratio(const std::vector<SubjectResult>& results,
+                                  const std::vector<std::uint64_t>& sizes,
+                                  const std::vector<std::string>& numerators,
+                                  const std::string& denominator, std::uint64_t low,
+                                  std::uint64_t high, bool latency) {
+  const SubjectResult* base = find(results, denominator);
+  if (base == nullptr) {
+    return std::nullopt;
+  }
+  RatioSummary summary;
+  double total = 0;
+  for (const auto size : sizes) {
+    if (size < low || size > high) {
+      continue;
+    }
+    const Measurement* b = row_for(*base, size);
+    double best = -1;
+    for (const auto& name : numerators) {
+      const SubjectResult* subject = find(results, name);
+      const Measurement* n = subject != nullptr ? row_for(*subject, size) : nullptr;
+      if (n == nullptr || b == nullptr) {
+        continue;
+      }
+      const double value =
+          latency ? (n->latency_us > 0 && b->latency_us > 0 ? n->latency_us / b->latency_us : -1)
+                  : n->bandwidth_mbps / b->bandwidth_mbps;
+      if (value > 0 && (best < 0 || (latency ? value < best : value > best))) {
+        best = value;
+      }
+    }
+    if (best < 0) {
+      continue;
+    }
+    // For latency the interesting extreme is the largest ratio.
+    if (summary.count == 0 || (latency ? best > summary.min : best < summary.min)) {
+      summary.min = best;
+      summary.at = size;
+    }
+    total += best;
+    ++summary.count;
+  }
+  if (summary.count == 0) {
+    return std::nullopt;
+  }
+  summary.mean = total / static_cast<double>(summary.count);
+  return summary;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values.empty() ? -1 : values[values.size() / 2];
+}
+
+// Per subject and size, the median over rounds; a subject that failed in
+// any round is reported as failed.
+std::vector<SubjectResult> median_over_rounds(
+    const std::vector<std::vector<SubjectResult>>& rounds) {
+  std::vector<SubjectResult> out = rounds.back();
+  for (std::size_t s = 0; s < out.size(); ++s) {
+    for (const auto& round : rounds) {
+      if (!round[s].error.empty() && out[s].error.empty()) {
+        out[s].error = round[s].error;
+      }
+    }
+    for (auto& row : out[s].rows) {
+      std::vector<double> latencies;
+      std::vector<double> bandwidths;
+      for (const auto& round : rounds) {
+        if (const Measurement* other = row_for(round[s], row.size)) {
+          if (other->latency_us >= 0) {
+            latencies.push_back(other->latency_us);
+          }
+          bandwidths.push_back(other->bandwidth_mbps);
+        }
+      }
+      row.latency_us = latencies.empty() ? -1 : median(latencies);
+      row.bandwidth_mbps = median(bandwidths);
+    }
+  }
+  return out;
+}
+
+int run(int argc, char** argv) {
+  std::string min_size = "1";
+  std::string max_size = "16m";
+  std::string sizes_flag;
+  std::string policies = "fixed,round-robin,striping";
+  std::string compare = "raw,parallel,ofi_mrail,openmpi";
+  std::string json_path;
+  std::size_t window = 64;
+  std::size_t timeout_s = 60;
+  std::size_t subject_limit_s = 600;
+  std::size_t ofi_mrail_limit_s = 20;
+  std::size_t rounds = 1;
+  Hosts hosts;
+  hosts.netns_a = env::get_or("RAILYARD_NETNS_A", "");
+  hosts.netns_b = env::get_or("RAILYARD_NETNS_B", "");
+  std::string rails_a = env::get_or("RAILYARD_RAILS_A", "127.0.0.1,127.0.0.2,127.0.0.3,127.0.0.4");
+  std::string rails_b = env::get_or("RAILYARD_RAILS_B", rails_a);
+  std::string subnets = env::get_or("RAILYARD_RAIL_SUBNETS", "");
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
+  // The MPI program sits beside this tool; the agent script is in the source
+  // tree for a build, in share/railyard for an install.
+  OpenMpiSetup openmpi{(self.parent_path() / "railyard-mpi-bandwidth").string(),
+                       RAILYARD_BENCH_AGENT_INSTALLED};
+  if (std::filesystem::exists(RAILYARD_BENCH_AGENT_SOURCE)) {
+    openmpi.agent = RAILYARD_BENCH_AGENT_SOURCE;
+  }
+
+  CLI::App app{"Multi-rail point-to-point latency and bandwidth, railyard against baselines"};
+  app.add_option("--min-size", min_size, "smallest size (doubling up to --max-size)")
+      ->capture_default_str();
+  app.add_option("--max-size", max_size, "largest size")->capture_default_str();
+  app.add_option("--sizes", sizes_flag, "explicit comma list of sizes instead (e.g. 8,4k,64k,1m)");
+  app.add_option("--window", window, "transfers in flight per bandwidth window")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--policies", policies,
+                 "railyard policies to measure: fixed, round-robin, striping, default "
+                 "(16384:fixed,ULONG_MAX:striping)")
+      ->capture_default_str();
+  app.add_option("--compare", compare, "baselines: raw, parallel, ofi_mrail, openmpi (or none)")
+      ->capture_default_str();
+  app.add_option("--timeout", timeout_s, "seconds any single wait may take")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600));
+  app.add_option("--subject-timeout", subject_limit_s, "seconds one subject may take in all")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 36000));
+  app.add_option("--ofi-mrail-timeout", ofi_mrail_limit_s,
+                 "seconds ofi_mrail gets (it is known to hang)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600));
+  app.add_option("--rounds", rounds,
+                 "run every subject this many times, interleaved, and keep each figure's median "
+                 "(noise then cannot fall on one subject alone)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
+  app.add_option("--netns-a", hosts.netns_a, "namespace of host a (default RAILYARD_NETNS_A)");
+  app.add_option("--netns-b", hosts.netns_b, "namespace of host b (default RAILYARD_NETNS_B)");
+  app.add_option("--rails-a", rails_a, "host a's rail addresses (default RAILYARD_RAILS_A)");
+  app.add_option("--rails-b", rails_b, "host b's rail addresses (default RAILYARD_RAILS_B)");
+  app.add_option("--subnets", subnets, "rail subnets for Open MPI (default RAILYARD_RAIL_SUBNETS)");
+  app.add_option("--mpi-program", openmpi.program, "the MPI bandwidth program")
+      ->capture_default_str();
+  app.add_option("--mpi-agent", openmpi.agent, "mpirun-netns-agent.sh")->capture_default_str();
+  app.add_option("--json", json_path, "also write every result to this JSON file");
+  CLI11_PARSE(app, argc, argv);
+
+  MeasureSettings settings;
+  settings.window = window;
+  settings.timeout = std::chrono::seconds(timeout_s);
+  if (!sizes_flag.empty()) {
+    for (const auto& text : split_list("--sizes", sizes_flag)) {
+      settings.sizes.push_back(parse_size("--sizes", text));
+    }
+  } else {
+    const auto low = parse_size("--min-size", min_size);
+    const auto high = parse_size("--max-size", max_size);
+    if (high < low || high > (std::uint64_t{1} << 30)) {
+      throw ConfigError("--max-size", max_size, "expected a size from --min-size up to 1g");
+    }
+    for (std::uint64_t size = low; size <= high; size = size == 0 ? 1 : size * 2) {
+      settings.sizes.push_back(size);
+    }
+  }
+  hosts.rails_a = split_list("--rails-a", rails_a);
+  hosts.rails_b = split_list("--rails-b", rails_b);
+  if (!subnets.empty()) {
+    hosts.subnets = split_list("--subnets", subnets);
+  }
+  const auto baselines =
+      compare == "none" ? std::vector<std::string>{} : split_list("--compare", compare);
+
+  std::vector<Subject> subjects;
+  const auto wants = [&](const char* name) {
+    return std::find(baselines.begin(), baselines.end(), name) != baselines.end();
+  };
+  for (const auto& baseline : baselines) {
+    if (baseline != "raw" && baseline != "parallel" && baseline != "ofi_mrail" &&
+        baseline != "openmpi") {
+      throw ConfigError("--compare", compare, "expected raw, parallel, ofi_mrail, openmpi or none");
+    }
+  }
+  if (wants("raw")) {
+    subjects.push_back({"raw", Subject::Kind::kRawRail, "", true});
+  }
+  if (wants("parallel")) {
+    subjects.push_back({"parallel", Subject::Kind::kParallelRails, "", true});
+  }
+  for (const auto& policy : split_list("--policies", policies)) {
+    const std::string table = policy == "default" ? mrail::PolicyTable::kDefault : "-1:" + policy;
+    (void)mrail::PolicyTable::parse("--policies", table);  // reject unknown policies now
+    subjects.push_back({policy, Subject::Kind::kRailyard, table, true});
+  }
+  if (wants("ofi_mrail")) {
+    subjects.push_back({"ofi_mrail", Subject::Kind::kOfiMrail, "", true});
+    subjects.push_back({"ofi_mrail-untagged", Subject::Kind::kOfiMrail, "", false});
+  }
+
+  std::cout << fmt::format(
+      "# railyard-mrail-bench: {} rails; host a {} [{}], host b {} [{}]; "
+      "window {}\n#\n",
+      hosts.rails_a.size(), hosts.netns_a.empty() ? "(this host)" : hosts.netns_a, rails_a,
+      hosts.netns_b.empty() ? "(this host)" : hosts.netns_b, rails_b, window);
+  // Every round measures every subject once; rounds interleave so a noisy
+  // stretch of time spreads over all subjects.
+  std::vector<std::vector<SubjectResult>> by_round;
+  for (std::size_t round = 0; round < rounds; ++round) {
+    std::vector<SubjectResult> results;
+    for (const auto& subject : subjects) {
+      const bool ofi_mrail = subject.kind == Subject::Kind::kOfiMrail;
+      if (ofi_mrail && round > 0) {
+        results.push_back(by_round.front()[results.size()]);  // once is enough to fail
+        continue;
+      }
+      const auto limit = std::chrono::seconds(ofi_mrail ? ofi_mrail_limit_s : subject_limit_s);
+      MeasureSettings subject_settings = settings;
+      subject_settings.latency = subject.kind != Subject::Kind::kParallelRails;
+      std::cerr << fmt::format("railyard-mrail-bench: round {}/{}: {}\n", round + 1, rounds,
+                               subject.name);
+      results.push_back(run_subject(subject, hosts, subject_settings, limit));
+    }
+    if (wants("openmpi")) {
+      std::cerr << fmt::format("railyard-mrail-bench: round {}/{}: openmpi\n", round + 1, rounds);
+      results.push_back(
+          run_openmpi(hosts, settings, openmpi, std::chrono::seconds(subject_limit_s)));
+    }
+    by_round.push_back(std::move(results));
+  }
+  const std::vector<SubjectResult> results = median_over_rounds(by_round);
+
+  print_table(
+      results, settings.sizes, "Bandwidth (MB/s)",
+      [](const Measurement& row) { return row.bandwidth_mbps; }, " {:>12.1f}");
+  print_table(
+      results, settings.sizes, "Latency (us, half round trip)",
+      [](const Measurement& row) { return row.latency_us; }, " {:>12.2f}");
+
+  std::cout << "# Ratios (same run)\n";
+  const auto print_ratio = [&](const std::string& label, const std::vector<std::string>& numerators,
+                               const std::string& denominator, std::uint64_t low,
+                               std::uint64_t high, bool latency) {
+    if (auto summary =
+            ratio(results, settings.sizes, numerators, denominator, low, high, latency)) {
+      std::cout << fmt::format("#   {:<46} {} {:.3f} at {}, mean {:.3f} over {} sizes\n", label,
+                               latency ? "max" : "min", summary->min, size_text(summary->at),
+                               summary->mean, summary->count);
+    }
+  };
+  constexpr std::uint64_t kMax = ~std::uint64_t{0};
+  print_ratio("striping / parallel rails, 64 KiB and up", {"striping"}, "parallel", 65536, kMax,
+              false);
+  print_ratio("striping / openmpi, 64 KiB and up", {"striping"}, "openmpi", 65536, kMax, false);
+  print_ratio("best of round-robin, striping / raw, 4-32 KiB", {"round-robin", "striping"}, "raw",
+              4096, 32768, false);
+  print_ratio("openmpi / raw, 4-32 KiB", {"openmpi"}, "raw", 4096, 32768, false);
+  print_ratio("fixed / raw latency, up to 4 KiB", {"fixed"}, "raw", 0, 4096, true);
+  std::cout << "#\n";
+
+  for (const auto& result : results) {
+    if (!result.rails.empty() && result.error.empty()) {
+      std::string line = fmt::format("# bytes per rail, {}:", result.name);
+      for (const auto& rail : result.rails) {
+        line += fmt::format(" [{} sent {} received {}]", rail.name, rail.sent, rail.received);
+      }
+      std::cout << line << "\n";
+    }
+  }
+  for (const auto& result : results) {
+    if (!result.error.empty()) {
+      std::cout << fmt::format("# {} failed: {}\n", result.name, result.error);
+    }
+  }
+
+  if (!json_path.empty()) {
+    nlohmann::json out;
+    out["tool"] = "railyard-mrail-bench";
+    out["window"] = window;
+    out["rails_a"] = hosts.rails_a;
+    out["rails_b"] = hosts.rails_b;
+    for (const auto& result : results) {
+      nlohmann::json subject{{"name", result.name}, {"error", result.error}};
+      for (const auto& row : result.rows) {
+        subject["results"].push_back({{"size", row.size},
+                                      {"latency_us", row.latency_us},
+                                      {"bandwidth_MBps", row.bandwidth_mbps}});
+      }
+      for (const auto& rail : result.rails) {
+        subject["rails"].push_back(
+            {{"name", rail.name}, {"bytes_sent", rail.sent}, {"bytes_received", rail.received}});
+      }
+      out["subjects"].push_back(subject);
+    }
+    std::ofstream(json_path) << out.dump(2) << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace railyard::bench
+
+int main(int argc, char** argv) {
+  try {
+    return railyard::bench::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "railyard-mrail-bench: error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,102 @@
+#include "measure.h"
+
+#include <algorithm>
+
+namespace railyard::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::uint64_t kPing = 1;
+constexpr std::uint64_t kData = 2;
+constexpr std::uint64_t kAck = 3;
+
+double latency_us(BenchTransport& transport, bool initiator, const MeasureSettings& settings,
+                  std::uint64_t size) {
+  const std::size_t slot = settings.window;  // the slot after the window's
+  const std::size_t rounds = std::clamp<std::uint64_t>(
+      (std::uint64_t{16} << 20) / std::max<std::uint64_t>(size, 1), 10, 500);
+  constexpr std::size_t kWarmup = 5;
+  Clock::time_point start;
+  for (std::size_t i = 0; i < kWarmup + rounds; ++i) {
+    if (i == kWarmup) {
+      start = Clock::now();
+    }
+    if (initiator) {
+      transport.post_recv(slot, size, kPing);
+      transport.post_send(slot + 1, size, kPing);
+      transport.wait_all(settings.timeout);
+    } else {
+      transport.post_recv(slot, size, kPing);
+      transport.wait_all(settings.timeout);
+      transport.post_send(slot + 1, size, kPing);
+      transport.wait_all(settings.timeout);
+    }
+  }
+  const std::chrono::duration<double, std::micro> elapsed = Clock::now() - start;
+  return elapsed.count() / static_cast<double>(2 * rounds);
+}
+
+double bandwidth_mbps(BenchTransport& transport, bool initiator, const MeasureSettings& settings,
+                      std::uint64_t size) {
+  const std::uint64_t per_window = std::max<std::uint64_t>(size, 1) * settings.window;
+  const std::size_t windows =
+      std::clamp<std::uint64_t>(settings.bandwidth_bytes / per_window, 3, 50);
+  Clock::time_point start;
+  for (std::size_t w = 0; w <= windows; ++w) {
+    if (w == 1) {  // the first window warms up connections and registrations
+      start = Clock::now();
+    }
+    for (std::size_t i = 0; i < settings.window; ++i) {
+      if (initiator) {
+        transport.post_send(i, size, kData);
+      } else {
+        transport.post_recv(i, size, kData);
+      }
+    }
+    transport.wait_all(settings.timeout);
+    if (initiator) {
+      transport.post_recv(settings.window, 0, kAck);
+    } else {
+      transport.post_send(settings.window, 0, kAck);
+    }
+    transport.wait_all(settings.timeout);
+  }
+  const std::chrono::duration<double> elapsed = Clock::now() - start;
+  return static_cast<double>(size * settings.window * windows) / elapsed.count() / 1e6;
+}
+
+// The median of `repeats` runs: one run disturbed by the scheduler (two
+// processes, four rails and the kernel share two cores) does not decide.
+template <typename Run>
+double median_of(std::size_t repeats, Run run) {
+  std::vector<double> values;
+  for (std::size_t i = 0; i < repeats; ++i) {
+    values.push_back(run());
+  }
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(repeats / 2),
+                   values.end());
+  return values[repeats / 2];
+}
+
+}  // namespace
+
+std::vector<Measurement> measure(BenchTransport& transport, bool initiator,
+                                 const MeasureSettings& settings) {
+  std::vector<Measurement> out;
+  for (const std::uint64_t size : settings.sizes) {
+    Measurement row;
+    row.size = size;
+    if (settings.latency && size <= settings.latency_up_to) {
+      row.latency_us = median_of(settings.latency_repeats,
+                                 [&] { return latency_us(transport, initiator, settings, size); });
+    }
+    row.bandwidth_mbps = median_of(settings.bandwidth_repeats, [&] {
+      return bandwidth_mbps(transport, initiator, settings, size);
+    });
+    out.push_back(row);
+  }
+  return out;
+}
+
+}  // namespace railyard::bench

@@ -1,0 +1,36 @@
+// The measurement loops every subject runs, side by side in one run.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "bench_transport.h"
+
+namespace railyard::bench {
+
+struct Measurement {
+  std::uint64_t size = 0;
+  double latency_us = -1;      // half round trip; -1 when not measured
+  double bandwidth_mbps = -1;  // MB/s (10^6 bytes/s)
+};
+
+struct MeasureSettings {
+  std::vector<std::uint64_t> sizes;
+  std::size_t window = 64;                   // transfers in flight per bandwidth window, as osu_bw
+  std::chrono::milliseconds timeout{60000};  // for any single wait
+  bool latency = true;
+  std::uint64_t latency_up_to = std::uint64_t{1} << 20;
+  // Bytes each bandwidth run moves, spread over 3 to 50 windows.
+  std::uint64_t bandwidth_bytes = std::uint64_t{128} << 20;
+  // Each figure is the median of this many runs.
+  std::size_t latency_repeats = 5;
+  std::size_t bandwidth_repeats = 3;
+};
+
+// Both sides call it with the same settings; `initiator` times and sends,
+// the other side answers. Throws std::runtime_error when a transfer fails.
+[[nodiscard]] std::vector<Measurement> measure(BenchTransport& transport, bool initiator,
+                                               const MeasureSettings& settings);
+
+}  // namespace railyard::bench

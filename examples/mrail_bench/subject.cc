@@ -1,0 +1,168 @@
+#include "subject.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <memory>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "mrail_transport.h"
+#include "ofi_mrail_transport.h"
+#include "rails_transport.h"
+#include "railyard/transports/rail_options.h"
+#include "railyard_tools/forked_peer.h"
+
+namespace railyard::bench {
+namespace {
+
+using tools::ForkedPeer;
+using tools::Pipe;
+
+void enter_namespace(const std::string& name) {
+  if (name.empty()) {
+    return;
+  }
+  const std::string path = "/var/run/netns/" + name;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0) {
+    throw std::runtime_error("cannot enter network namespace '" + name + "' (needs root)");
+  }
+  ::close(fd);
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) {
+    out += (out.empty() ? "" : ",") + item;
+  }
+  return out;
+}
+
+std::unique_ptr<BenchTransport> make_transport(const Subject& subject,
+                                               const std::vector<std::string>& rails,
+                                               const MeasureSettings& settings) {
+  std::uint64_t largest = 1;
+  for (const auto size : settings.sizes) {
+    largest = std::max(largest, size);
+  }
+  const std::size_t slots = settings.window + 2;
+  switch (subject.kind) {
+    case Subject::Kind::kRawRail:
+      return std::make_unique<RailsTransport>(std::vector<std::string>{rails.front()}, largest,
+                                              slots);
+    case Subject::Kind::kParallelRails:
+      return std::make_unique<RailsTransport>(rails, largest, slots);
+    case Subject::Kind::kRailyard: {
+      mrail::Options options = mrail::Options::from_environment();
+      options.rails = rails;
+      options.policies = mrail::PolicyTable::parse("--policies", subject.policy_table);
+      return std::make_unique<MrailTransport>(std::move(options), largest, slots);
+    }
+    case Subject::Kind::kOfiMrail:
+      // Read by the provider when libfabric loads: this process has not
+      // called libfabric yet.
+      ::setenv("FI_OFI_MRAIL_ADDR", join(rails).c_str(), 1);
+      return std::make_unique<OfiMrailTransport>(default_provider() + ";ofi_mrail", subject.tagged,
+                                                 largest, slots);
+    case Subject::Kind::kOpenMpi:
+      break;
+  }
+  throw std::runtime_error("subject " + subject.name + " does not run in-process");
+}
+
+nlohmann::json to_json(const std::vector<Measurement>& rows, const std::vector<RailBytes>& rails) {
+  nlohmann::json out;
+  out["rows"] = nlohmann::json::array();
+  for (const auto& row : rows) {
+    out["rows"].push_back({row.size, row.latency_us, row.bandwidth_mbps});
+  }
+  out["rails"] = nlohmann::json::array();
+  for (const auto& rail : rails) {
+    out["rails"].push_back({rail.name, rail.sent, rail.received});
+  }
+  return out;
+}
+
+}  // namespace
+
+SubjectResult run_subject(const Subject& subject, const Hosts& hosts,
+                          const MeasureSettings& settings, std::chrono::seconds limit) {
+  SubjectResult result;
+  result.name = subject.name;
+  int link[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, link) != 0) {
+    throw std::runtime_error("socketpair failed");
+  }
+  const auto side = [&](bool initiator) {
+    return [&, initiator](Pipe& parent) {
+      ::close(link[initiator ? 1 : 0]);
+      const Pipe peer(link[initiator ? 0 : 1]);
+      try {
+        enter_namespace(initiator ? hosts.netns_a : hosts.netns_b);
+        auto transport =
+            make_transport(subject, initiator ? hosts.rails_a : hosts.rails_b, settings);
+        // The initiator speaks first, so the exchange cannot deadlock.
+        if (initiator) {
+          peer.send(transport->address());
+          transport->connect(peer.receive(settings.timeout));
+        } else {
+          transport->connect(peer.receive(settings.timeout));
+          peer.send(transport->address());
+        }
+        const auto rows = measure(*transport, initiator, settings);
+        parent.send_text(to_json(rows, transport->rail_bytes()).dump());
+      } catch (const std::exception& e) {
+        parent.send_text(nlohmann::json{{"error", e.what()}}.dump());
+      }
+    };
+  };
+  ForkedPeer server(side(false));
+  ForkedPeer client(side(true));
+  ::close(link[0]);
+  ::close(link[1]);
+  try {
+    const auto answer = nlohmann::json::parse(client.pipe().receive_text(limit));
+    if (answer.contains("error")) {
+      result.error = answer["error"].get<std::string>();
+      // The server's account usually says more (it failed first).
+      try {
+        const auto other =
+            nlohmann::json::parse(server.pipe().receive_text(std::chrono::seconds(2)));
+        if (other.contains("error")) {
+          result.error = other["error"].get<std::string>() + "; client: " + result.error;
+        }
+      } catch (const std::exception&) {
+      }
+      return result;
+    }
+    for (const auto& row : answer["rows"]) {
+      result.rows.push_back(
+          Measurement{row[0].get<std::uint64_t>(), row[1].get<double>(), row[2].get<double>()});
+    }
+    for (const auto& rail : answer["rails"]) {
+      result.rails.push_back(RailBytes{rail[0].get<std::string>(), rail[1].get<std::uint64_t>(),
+                                       rail[2].get<std::uint64_t>()});
+    }
+    // What each rail delivered is counted where it arrived: the server's
+    // rail i pairs with the client's rail i. Rendezvous data, pulled by the
+    // receiver, shows up only there.
+    const auto served = nlohmann::json::parse(server.pipe().receive_text(std::chrono::seconds(10)));
+    if (served.contains("rails") && served["rails"].size() == result.rails.size()) {
+      for (std::size_t i = 0; i < result.rails.size(); ++i) {
+        result.rails[i].received = served["rails"][i][2].get<std::uint64_t>();
+      }
+    }
+  } catch (const std::exception& e) {
+    result.error =
+        fmt::format("no result within {} s ({}); the subject was stopped", limit.count(), e.what());
+  }
+  return result;  // ForkedPeer's destructor kills whatever still runs
+}
+
+}  // namespace railyard::bench

@@ -1,0 +1,43 @@
+// Running one subject: a client and a server process placed in the two
+// emulated hosts (or both on this host), measuring with a time limit.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "bench_transport.h"
+#include "measure.h"
+
+namespace railyard::bench {
+
+struct Hosts {
+  std::string netns_a;  // empty: this host's namespace
+  std::string netns_b;
+  std::vector<std::string> rails_a;
+  std::vector<std::string> rails_b;
+  std::vector<std::string> subnets;  // for Open MPI's interface selection
+};
+
+struct Subject {
+  enum class Kind { kRawRail, kParallelRails, kRailyard, kOfiMrail, kOpenMpi };
+  std::string name;
+  Kind kind = Kind::kRailyard;
+  std::string policy_table;  // kRailyard: FI_OFI_MRAIL_CONFIG
+  bool tagged = true;        // kOfiMrail
+};
+
+struct SubjectResult {
+  std::string name;
+  std::vector<Measurement> rows;
+  std::vector<RailBytes> rails;
+  std::string error;  // why the subject did not finish
+};
+
+// Never takes longer than `limit`: a subject that hangs (ofi_mrail's
+// untagged path does) is killed and reported as such.
+[[nodiscard]] SubjectResult run_subject(const Subject& subject, const Hosts& hosts,
+                                        const MeasureSettings& settings,
+                                        std::chrono::seconds limit);
+
+}  // namespace railyard::bench
