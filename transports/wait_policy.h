@@ -9,8 +9,11 @@ namespace railyard {
 
 struct WaitPolicy {
   // Keep polling this long after the last completion before blocking.
-  // Default from RAILYARD_SPIN_US.
-  std::chrono::microseconds spin{20};
+  // Default from RAILYARD_SPIN_US. Waking from a sleep costs tens of
+  // microseconds, so a wait shorter than a network round trip must not
+  // sleep: with 20 us, ping-pongs over TCP (round trip ~17 us on veth)
+  // straddled the limit and small-message latency became bimodal.
+  std::chrono::microseconds spin{100};
   // Longest single sleep; the waiter then re-polls even without a wake-up.
   std::chrono::milliseconds max_block{100};
 

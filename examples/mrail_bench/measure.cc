@@ -37,30 +37,35 @@ double latency_us(BenchTransport& transport, bool initiator, const MeasureSettin
   return elapsed.count() / static_cast<double>(2 * rounds);
 }
 
+// One window of `settings.window` transfers, acknowledged by the receiver.
+void bandwidth_window(BenchTransport& transport, bool initiator, const MeasureSettings& settings,
+                      std::uint64_t size) {
+  for (std::size_t i = 0; i < settings.window; ++i) {
+    if (initiator) {
+      transport.post_send(i, size, kData);
+    } else {
+      transport.post_recv(i, size, kData);
+    }
+  }
+  transport.wait_all(settings.timeout);
+  if (initiator) {
+    transport.post_recv(settings.window, 0, kAck);
+  } else {
+    transport.post_send(settings.window, 0, kAck);
+  }
+  transport.wait_all(settings.timeout);
+}
+
+// Windows worth about settings.bandwidth_bytes (1 to 50 of them).
 double bandwidth_mbps(BenchTransport& transport, bool initiator, const MeasureSettings& settings,
                       std::uint64_t size) {
-  const std::uint64_t per_window = std::max<std::uint64_t>(size, 1) * settings.window;
+  const std::uint64_t per_window =
+      std::max<std::uint64_t>(size, 1) * std::max<std::size_t>(settings.window, 1);
   const std::size_t windows =
-      std::clamp<std::uint64_t>(settings.bandwidth_bytes / per_window, 3, 50);
-  Clock::time_point start;
-  for (std::size_t w = 0; w <= windows; ++w) {
-    if (w == 1) {  // the first window warms up connections and registrations
-      start = Clock::now();
-    }
-    for (std::size_t i = 0; i < settings.window; ++i) {
-      if (initiator) {
-        transport.post_send(i, size, kData);
-      } else {
-        transport.post_recv(i, size, kData);
-      }
-    }
-    transport.wait_all(settings.timeout);
-    if (initiator) {
-      transport.post_recv(settings.window, 0, kAck);
-    } else {
-      transport.post_send(settings.window, 0, kAck);
-    }
-    transport.wait_all(settings.timeout);
+      std::clamp<std::uint64_t>(settings.bandwidth_bytes / per_window, 1, 50);
+  const auto start = Clock::now();
+  for (std::size_t w = 0; w < windows; ++w) {
+    bandwidth_window(transport, initiator, settings, size);
   }
   const std::chrono::duration<double> elapsed = Clock::now() - start;
   return static_cast<double>(size * settings.window * windows) / elapsed.count() / 1e6;
@@ -91,6 +96,8 @@ std::vector<Measurement> measure(BenchTransport& transport, bool initiator,
       row.latency_us = median_of(settings.latency_repeats,
                                  [&] { return latency_us(transport, initiator, settings, size); });
     }
+    // One untimed window first: connections and registrations warm up.
+    bandwidth_window(transport, initiator, settings, size);
     row.bandwidth_mbps = median_of(settings.bandwidth_repeats, [&] {
       return bandwidth_mbps(transport, initiator, settings, size);
     });

@@ -21,7 +21,8 @@ struct MeasureSettings {
   std::chrono::milliseconds timeout{60000};  // for any single wait
   bool latency = true;
   std::uint64_t latency_up_to = std::uint64_t{1} << 20;
-  // Bytes each bandwidth run moves, spread over 3 to 50 windows.
+  // Bytes each bandwidth run moves, spread over 1 to 50 windows (after one
+  // untimed window per size).
   std::uint64_t bandwidth_bytes = std::uint64_t{128} << 20;
   // Each figure is the median of this many runs.
   std::size_t latency_repeats = 5;

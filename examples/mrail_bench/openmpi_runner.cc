@@ -37,9 +37,10 @@ SubjectResult run_openmpi(const Hosts& hosts, const MeasureSettings& settings,
         fmt::format("'{}' or '{}' is missing or not executable", setup.program, setup.agent);
     return result;
   }
-  // The agent reads the namespace names from the environment.
-  ::setenv("RAILYARD_NETNS_A", hosts.netns_a.c_str(), 1);
-  ::setenv("RAILYARD_NETNS_B", hosts.netns_b.c_str(), 1);
+  // The agent reads the namespace names from the environment. The tool's
+  // parent process is single-threaded and uses no library state.
+  ::setenv("RAILYARD_NETNS_A", hosts.netns_a.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+  ::setenv("RAILYARD_NETNS_B", hosts.netns_b.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
   std::string subnets;
   for (const auto& subnet : hosts.subnets) {
     subnets += (subnets.empty() ? "" : ",") + subnet;

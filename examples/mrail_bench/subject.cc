@@ -67,7 +67,7 @@ std::unique_ptr<BenchTransport> make_transport(const Subject& subject,
     case Subject::Kind::kOfiMrail:
       // Read by the provider when libfabric loads: this process has not
       // called libfabric yet.
-      ::setenv("FI_OFI_MRAIL_ADDR", join(rails).c_str(), 1);
+      ::setenv("FI_OFI_MRAIL_ADDR", join(rails).c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
       return std::make_unique<OfiMrailTransport>(default_provider() + ";ofi_mrail", subject.tagged,
                                                  largest, slots);
     case Subject::Kind::kOpenMpi:

@@ -7,6 +7,9 @@
 #include <limits>
 
 #include "railyard/common/error.h"
+#include "railyard/common/local_rank.h"
+#include "railyard/transports/mrail/endpoint.h"
+#include "railyard/transports/mrail/options.h"
 #include "railyard/transports/mrail/policy_table.h"
 #include "railyard/transports/mrail/rail_addresses.h"
 #include "scoped_env.h"
@@ -183,6 +186,92 @@ TEST(RailAddresses, EnvironmentWithDeprecatedFallback) {
     } catch (const ConfigError& e) {
       EXPECT_EQ(e.input(), "FI_OFI_MRAIL_ADDR_STRC");
     }
+  }
+}
+
+}  // namespace
+}  // namespace railyard::mrail
+
+namespace railyard::mrail {
+namespace {
+
+struct BadVariable {
+  const char* name;
+  const char* value;
+  const char* expected;
+};
+
+class InvalidEndpointVariables : public ::testing::TestWithParam<BadVariable> {};
+
+TEST_P(InvalidEndpointVariables, AreRefusedByName) {
+  testing::ScopedEnv env(GetParam().name, GetParam().value);
+  try {
+    (void)Options::from_environment();
+    FAIL() << GetParam().name << "='" << GetParam().value << "' was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.input(), GetParam().name);
+    EXPECT_NE(std::string(e.what()).find(GetParam().expected), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Values, InvalidEndpointVariables,
+    ::testing::Values(
+        BadVariable{"RAILYARD_RAIL_WEIGHTS", "1,0", "entry 2 '0' is not a positive number"},
+        BadVariable{"RAILYARD_RAIL_WEIGHTS", "1,,2", "entry 2 '' is not a positive number"},
+        BadVariable{"RAILYARD_RAIL_WEIGHTS", "1,fast", "entry 2 'fast'"},
+        BadVariable{"RAILYARD_RAIL_WEIGHTS", "inf", "entry 1 'inf'"},
+        BadVariable{"RAILYARD_MIN_CHUNK", "0", "at least 1 byte"},
+        BadVariable{"RAILYARD_MIN_CHUNK", "64kb2", "expected a byte count"},
+        BadVariable{"RAILYARD_EAGER_LIMIT", "1g", "expected a size up to"},
+        BadVariable{"RAILYARD_FRAGMENT_SIZE", "512", "expected a size from 1k to 16m"},
+        BadVariable{"RAILYARD_MR_CACHE", "maybe", "expected auto, on or off"},
+        BadVariable{"RAILYARD_SPIN_US", "-5", "expected an integer from 0 to 1000000"}));
+
+TEST(EndpointOptions, WeightsParseAndDefaultsHold) {
+  EXPECT_EQ(parse_rail_weights("W", "1, 2.5,0.25"), (std::vector<double>{1, 2.5, 0.25}));
+  testing::ScopedEnv weights("RAILYARD_RAIL_WEIGHTS", nullptr);
+  const Options options = Options::from_environment();
+  EXPECT_TRUE(options.rail_weights.empty());
+  EXPECT_EQ(options.min_chunk, 65536U);
+  EXPECT_EQ(options.eager_limit, 262144U);
+  EXPECT_EQ(options.fragment_size, 16384U - 40U);
+}
+
+TEST(EndpointOptions, LocalRankVariablesAreChecked) {
+  testing::ScopedEnv rank("RAILYARD_LOCAL_RANK", "3");
+  {
+    testing::ScopedEnv size("RAILYARD_LOCAL_SIZE", "2");
+    try {
+      (void)local_rank_from_environment();
+      FAIL() << "rank 3 of 2 accepted";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("expected a local rank below RAILYARD_LOCAL_SIZE=2"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  testing::ScopedEnv size("RAILYARD_LOCAL_SIZE", "8");
+  const LocalRank local = local_rank_from_environment();
+  EXPECT_EQ(local.rank, 3U);
+  EXPECT_EQ(local.size, 8U);
+  EXPECT_EQ(local.source, "RAILYARD_LOCAL_RANK");
+  testing::ScopedEnv bad("RAILYARD_LOCAL_RANK", "three");
+  EXPECT_THROW((void)local_rank_from_environment(), ConfigError);
+}
+
+TEST(EndpointOptions, AWeightPerRailIsRequired) {
+  Options options;
+  options.rails = {"127.0.0.1", "127.0.0.2"};
+  options.rail_weights = {1, 2, 3};
+  try {
+    Endpoint endpoint(options);
+    FAIL() << "three weights for two rails accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.input(), "RAILYARD_RAIL_WEIGHTS");
+    EXPECT_NE(std::string(e.what()).find("expected one weight per rail: 2 rails"),
+              std::string::npos)
+        << e.what();
   }
 }
 

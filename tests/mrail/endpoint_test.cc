@@ -10,6 +10,7 @@
 #include "pattern.h"
 #include "railyard/common/error.h"
 #include "railyard/transports/mrail/wire.h"
+#include "scoped_env.h"
 
 namespace railyard::mrail {
 namespace {
@@ -19,6 +20,7 @@ using testing::EndpointGroup;
 using testing::fill_pattern;
 using testing::first_mismatch;
 
+constexpr std::size_t kKiB = 1024;
 constexpr const char* kFixed = "-1:fixed";
 constexpr const char* kRoundRobin = "-1:round-robin";
 constexpr const char* kStriping = "-1:striping";
@@ -41,12 +43,12 @@ class EveryPolicy : public ::testing::TestWithParam<Case> {};
 TEST_P(EveryPolicy, EverySizeArrivesIntactTaggedAndUntagged) {
   EndpointGroup group({endpoint_options(GetParam().rails, GetParam().table),
                        endpoint_options(GetParam().rails, GetParam().table)});
-  const std::vector<std::size_t> sizes{0,          1,
-                                       39,         40,
-                                       4095,       65536,
-                                       65536 * 2,  200000,
-                                       256 * 1024, 256 * 1024 + 1,
-                                       1 << 20,    (3 << 20) + 7,
+  const std::vector<std::size_t> sizes{0,           1,
+                                       39,          40,
+                                       4095,        65536,
+                                       2 * 65536UL, 200000,
+                                       256 * kKiB,  256 * kKiB + 1,
+                                       1 << 20,     (3 << 20) + 7,
                                        16 << 20};
   for (const bool tagged : {true, false}) {
     for (const std::size_t size : sizes) {
@@ -242,6 +244,32 @@ TEST(Endpoint, SendsBeyondTheWindowWaitForCreditAndAllArrive) {
   EXPECT_EQ(in, out);
 }
 
+TEST(Endpoint, UnequalWindowsStillReopen) {
+  // The sender may run 8 messages ahead, the receiver could hold 256: credits
+  // must come at the smaller window's pace or the sender waits forever.
+  auto small = endpoint_options(2, kRoundRobin);
+  small.window = 8;
+  auto large = endpoint_options(2, kRoundRobin);
+  large.window = 256;
+  EndpointGroup group({small, large});
+  constexpr std::size_t kCount = 200;
+  std::vector<std::uint32_t> out(kCount);
+  std::vector<std::uint32_t> in(kCount);
+  std::iota(out.begin(), out.end(), 7);
+  std::vector<Request> sends(kCount);
+  std::vector<Request> recvs(kCount);
+  for (std::size_t i = 0; i < kCount; ++i) {
+    ASSERT_TRUE(group[1].recv(recvs[i], kAnySource, &in[i], sizeof(std::uint32_t), 1).ok());
+    ASSERT_TRUE(group[0].send(sends[i], group.ids[0][1], &out[i], sizeof(std::uint32_t), 1).ok());
+  }
+  ASSERT_TRUE(group.run_until(
+      [&] {
+        return std::all_of(recvs.begin(), recvs.end(), [](const Request& r) { return r.done(); });
+      },
+      std::chrono::seconds(30)));
+  EXPECT_EQ(in, out);
+}
+
 TEST(Endpoint, CountersShowEachPolicysSplit) {
   constexpr std::size_t kRails = 4;
   constexpr std::size_t kCount = 40;
@@ -250,7 +278,7 @@ TEST(Endpoint, CountersShowEachPolicysSplit) {
     std::size_t size;
   };
   for (const Expect& expect : {Expect{kFixed, 1000}, Expect{kRoundRobin, 1000},
-                               Expect{kStriping, 256 * 1024}, Expect{kStriping, 4 << 20}}) {
+                               Expect{kStriping, 256 * kKiB}, Expect{kStriping, 4 << 20}}) {
     auto options = endpoint_options(kRails, expect.table);
     options.home_rail = 2;
     EndpointGroup group({options, endpoint_options(kRails, expect.table)});
@@ -287,7 +315,7 @@ TEST(Endpoint, CountersShowEachPolicysSplit) {
         EXPECT_EQ(received.bytes_received, kCount * expect.size / kRails) << label << " rail " << r;
       }
     }
-    if (expect.size > 256 * 1024) {
+    if (expect.size > 256 * kKiB) {
       EXPECT_EQ(sender.rendezvous_messages, kCount) << label;
     } else {
       EXPECT_EQ(sender.eager_messages, kCount) << label;
@@ -332,6 +360,26 @@ TEST(Endpoint, PeersMayListTheirRailsInAnotherOrderAndCount) {
       EXPECT_EQ(first_mismatch(in, size + from), std::nullopt);
     }
   }
+}
+
+TEST(Endpoint, WithoutRailAddressesOneRailOnTheDefaultInterfaceCarriesTraffic) {
+  testing::ScopedEnv unset("FI_OFI_MRAIL_ADDR", nullptr);
+  testing::ScopedEnv unset_old("FI_OFI_MRAIL_ADDR_STRC", nullptr);
+  Endpoint endpoint{Options::from_environment()};
+  ASSERT_EQ(endpoint.rail_count(), 1U);
+  // An endpoint may address itself: a message to its own address arrives.
+  const PeerId self = endpoint.insert_peer(endpoint.address());
+  std::vector<std::byte> out(300000);
+  std::vector<std::byte> in(out.size());
+  fill_pattern(out, 17);
+  Request send;
+  Request recv;
+  ASSERT_TRUE(endpoint.recv(recv, self, in.data(), in.size(), 2).ok());
+  ASSERT_TRUE(endpoint.send(send, self, out.data(), out.size(), 2).ok());
+  ASSERT_TRUE(endpoint.progress_until([&] { return send.done() && recv.done(); },
+                                      std::chrono::seconds(30)));
+  ASSERT_TRUE(recv.status().ok()) << recv.status().to_string();
+  EXPECT_EQ(first_mismatch(in, 17), std::nullopt);
 }
 
 TEST(Endpoint, InsertingTheSameAddressTwiceGivesTheSamePeer) {

@@ -64,7 +64,7 @@ std::size_t random_size(std::mt19937_64& random, bool wildcard) {
   if (bucket < 45) {
     limit = 1024;
   } else if (bucket < 70) {
-    limit = 64 * 1024;
+    limit = std::size_t{64} * 1024;
   } else if (bucket < 88 || wildcard) {
     limit = wildcard ? kWildcardBuffer : 1 << 20;
   } else if (bucket < 98) {

@@ -12,6 +12,7 @@ namespace railyard::mrail {
 namespace {
 
 constexpr std::uint64_t kKiB = 1024;
+constexpr std::uint64_t kMiB = 1048576;
 
 std::vector<StripePiece> split(const StripePlan& plan, std::uint64_t size, std::size_t first = 0) {
   std::vector<StripePiece> out;
@@ -49,7 +50,7 @@ TEST(StripePlan, WeightsSetTheShares) {
   const StripePlan plan({2, 1, 1}, 64 * kKiB);
   // 4 MiB over weights 2:1:1.
   EXPECT_EQ(
-      split(plan, 4 * 1048576),
+      split(plan, 4 * kMiB),
       (std::vector<StripePiece>{{0, 0, 2097152}, {1, 2097152, 1048576}, {2, 3145728, 1048576}}));
 }
 
@@ -66,7 +67,7 @@ TEST(StripePlan, AShareBelowTheMinimumDropsTheLightestPath) {
 
 TEST(StripePlan, OnePathNeverSplits) {
   const StripePlan plan({1}, 64 * kKiB);
-  EXPECT_EQ(split(plan, 64 * 1048576, 7), (std::vector<StripePiece>{{0, 0, 64 * 1048576}}));
+  EXPECT_EQ(split(plan, 64 * kMiB, 7), (std::vector<StripePiece>{{0, 0, 64 * kMiB}}));
 }
 
 TEST(StripePlan, RandomSizesCoverEveryByteOnceWithoutEmptyPieces) {
@@ -80,7 +81,7 @@ TEST(StripePlan, RandomSizesCoverEveryByteOnceWithoutEmptyPieces) {
     const std::uint64_t min_chunk = 1 + random() % (256 * kKiB);
     const std::uint64_t alignment = std::min<std::uint64_t>(min_chunk, 1ULL << (random() % 8));
     const StripePlan plan(weights, min_chunk, alignment);
-    const std::uint64_t size = random() % (32 * 1048576);
+    const std::uint64_t size = random() % (32 * kMiB);
     const auto pieces = split(plan, size, random() % 10);
     ASSERT_FALSE(pieces.empty());
     std::uint64_t expected_offset = 0;

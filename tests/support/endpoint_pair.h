@@ -40,12 +40,9 @@ struct EndpointGroup {
     }
     // ids[i][j]: endpoint i's id for endpoint j.
     ids.resize(endpoints.size());
-    for (auto& endpoint : endpoints) {
-      (void)endpoint;
-    }
     for (std::size_t i = 0; i < endpoints.size(); ++i) {
-      for (std::size_t j = 0; j < endpoints.size(); ++j) {
-        ids[i].push_back(endpoints[i]->insert_peer(endpoints[j]->address()));
+      for (const auto& other : endpoints) {
+        ids[i].push_back(endpoints[i]->insert_peer(other->address()));
       }
     }
   }

@@ -92,9 +92,9 @@ class Endpoint {
   // and have another count. Throws Error when the blob is malformed or no rail
   // of ours shares a network with the peer's. Inserting the same endpoint
   // twice returns its existing id.
-  PeerId insert_peer(std::span<const std::byte> address);
+  PeerId insert_peer(std::span<const std::byte> blob);
   // The rail pairs carrying traffic to a peer.
-  [[nodiscard]] std::vector<PathInfo> paths(PeerId peer) const;
+  [[nodiscard]] std::vector<PathInfo> paths(PeerId id) const;
 
   // Tagged messages. A receive matches the oldest message from `source` (or
   // kAnySource) whose tag equals `tag` in every bit not set in `ignore`
@@ -121,7 +121,7 @@ class Endpoint {
   // One-sided transfers, striped over every path to the peer.
   [[nodiscard]] MultiRegion register_memory(void* base, std::size_t length);
   // Throws Error for a malformed key blob or one lacking the peer's rails.
-  [[nodiscard]] RemoteMultiRegion import_region(PeerId peer, std::span<const std::byte> key);
+  [[nodiscard]] RemoteMultiRegion import_region(PeerId peer_id, std::span<const std::byte> blob);
   [[nodiscard]] Status put(Request& request, const MultiRegion& local, std::uint64_t local_offset,
                            const RemoteMultiRegion& remote, std::uint64_t remote_offset,
                            std::size_t size);
@@ -160,7 +160,7 @@ class Endpoint {
   void enqueue(std::size_t rail, Outgoing fragment);
   void pump(std::size_t rail);
   void release_waiting(Peer& peer);
-  std::size_t choose_pieces(Peer& peer, std::uint64_t size, std::vector<StripePiece>& out);
+  std::size_t choose_pieces(Peer& peer, std::uint64_t size, std::vector<StripePiece>& out) const;
 
   // Receiving.
   [[nodiscard]] Status start_recv(Request& request, PeerId source, void* data, std::size_t size,

@@ -259,9 +259,11 @@ void Endpoint::advance(Peer& peer) {
     peer.current.emplace(message.seq, std::move(owned));
     on_turn(peer, message);
   }
-  // Reopen the sender's window a quarter at a time.
+  // Reopen the sender's window a quarter at a time. Both sides use the
+  // smaller of their two windows (peer.window), so the sender never waits
+  // for a credit the receiver would only send later.
   if (seq_distance(peer.credited, peer.early.next()) >=
-      std::max<std::uint32_t>(1, options_.window / 4)) {
+      std::max<std::uint32_t>(1, peer.window / 4)) {
     peer.credited = peer.early.next();
     Header credit;
     credit.type = MessageType::kCredit;

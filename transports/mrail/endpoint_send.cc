@@ -65,7 +65,8 @@ void Endpoint::transmit(Peer& peer, Request& request) {
   }
 }
 
-std::size_t Endpoint::choose_pieces(Peer& peer, std::uint64_t size, std::vector<StripePiece>& out) {
+std::size_t Endpoint::choose_pieces(Peer& peer, std::uint64_t size,
+                                    std::vector<StripePiece>& out) const {
   out.clear();
   switch (options_.policies.policy_for(size)) {
     case Policy::kFixed:

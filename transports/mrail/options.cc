@@ -53,13 +53,13 @@ Options Options::from_environment() {
     }
   }
   if (const auto text = env::get("RAILYARD_FRAGMENT_SIZE")) {
-    options.fragment_size = static_cast<std::uint32_t>(parse_size("RAILYARD_FRAGMENT_SIZE", *text));
     constexpr std::uint64_t kMinFragment = 1024;
     constexpr std::uint64_t kMaxFragment = std::uint64_t{16} << 20;
-    if (parse_size("RAILYARD_FRAGMENT_SIZE", *text) < kMinFragment ||
-        parse_size("RAILYARD_FRAGMENT_SIZE", *text) > kMaxFragment) {
+    const std::uint64_t size = parse_size("RAILYARD_FRAGMENT_SIZE", *text);
+    if (size < kMinFragment || size > kMaxFragment) {
       throw ConfigError("RAILYARD_FRAGMENT_SIZE", *text, "expected a size from 1k to 16m");
     }
+    options.fragment_size = static_cast<std::uint32_t>(size);
   }
   if (const auto text = env::get("RAILYARD_MR_CACHE")) {
     if (iequals(*text, "auto")) {

@@ -34,10 +34,10 @@ struct Options {
   // One positive weight per rail; empty means equal. Default: RAILYARD_RAIL_WEIGHTS.
   std::vector<double> rail_weights;
   // Smallest piece a striped transfer is split into. Default: RAILYARD_MIN_CHUNK, 64 KiB.
-  std::uint64_t min_chunk = 64 * 1024;
+  std::uint64_t min_chunk = std::uint64_t{64} * 1024;
   // Largest message sent eagerly; larger ones use rendezvous.
   // Default: RAILYARD_EAGER_LIMIT, 256 KiB.
-  std::uint64_t eager_limit = 256 * 1024;
+  std::uint64_t eager_limit = std::uint64_t{256} * 1024;
   // Largest eager fragment payload: the size of each receive buffer. The
   // default makes header plus fragment 16 KiB, the eager buffer of common
   // providers (tcp;ofi_rxm segments anything larger, which costs 5-8% of

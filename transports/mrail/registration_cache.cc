@@ -63,13 +63,16 @@ RegistrationCache::Lease RegistrationCache::acquire(const void* base, std::size_
           unpinned_.erase(entry->lru);
         }
         ++hits_;
-        return Lease(this, entry);
+        return {this, entry};
       }
     }
   }
   ++misses_;
   auto entry = std::make_unique<Entry>();
-  entry->region = rail_.register_memory(reinterpret_cast<void*>(start), end - start);
+  // The page-aligned start, as a pointer derived from the caller's.
+  auto* first_page =
+      const_cast<std::byte*>(static_cast<const std::byte*>(base)) - (address - start);
+  entry->region = rail_.register_memory(first_page, end - start);
   entry->start = start;
   entry->end = end;
   entry->pins = 1;
@@ -87,11 +90,11 @@ RegistrationCache::Lease RegistrationCache::acquire(const void* base, std::size_
       cached_bytes_ += end - start;
       entries_.emplace(start, std::move(entry));
       evict();
-      return Lease(this, raw);
+      return {this, raw};
     }
   }
   one_offs_.emplace(raw, std::move(entry));
-  return Lease(this, raw);
+  return {this, raw};
 }
 
 void RegistrationCache::release(Entry* entry) noexcept {

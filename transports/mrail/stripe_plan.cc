@@ -54,7 +54,7 @@ void StripePlan::split(std::uint64_t size, std::size_t first_path,
     bool too_small = false;
     for (std::size_t i = 0; i + 1 < chosen.size(); ++i) {
       const double share = static_cast<double>(size) * weights_[chosen[i]] / total_weight;
-      std::uint64_t length = static_cast<std::uint64_t>(share);
+      auto length = static_cast<std::uint64_t>(share);
       length -= length % alignment_;
       lengths[i] = length;
       assigned += length;
