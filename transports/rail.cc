@@ -361,6 +361,7 @@ Status Rail::submit(PendingPost post, std::deque<PendingPost>& backlog) {
     post.op->in_flight_ = true;
   }
   ++counters_.deferred_posts;
+  post.deferred_at = std::chrono::steady_clock::now();
   backlog.push_back(std::move(post));
   return {};
 }
@@ -400,7 +401,23 @@ void Rail::drain(std::deque<PendingPost>& backlog) {
     PendingPost& post = backlog.front();
     const long rc = issue(post);
     if (rc == -FI_EAGAIN) {
-      return;
+      const auto waited = std::chrono::steady_clock::now() - post.deferred_at;
+      if (waited < options_.post_timeout) {
+        return;
+      }
+      // Refused for far longer than a full queue or a connection takes: the
+      // peer is gone (tcp;ofi_rxm refuses posts to a dead peer forever). The
+      // post fails so the rest of the queue can go, and its owner learns why.
+      Status gone(StatusCode::kUnreachable,
+                  fmt::format("{} of {} bytes on rail {}: the provider kept refusing it "
+                              "(FI_EAGAIN) for {:.1f} s; the peer is probably gone",
+                              to_string(post.kind), post.length, name_,
+                              std::chrono::duration<double>(options_.post_timeout).count()),
+                  FI_EAGAIN);
+      PendingPost stuck = std::move(post);
+      backlog.pop_front();
+      fail_deferred(std::move(stuck), std::move(gone));
+      continue;
     }
     PendingPost done = std::move(post);
     backlog.pop_front();
@@ -415,16 +432,20 @@ void Rail::drain(std::deque<PendingPost>& backlog) {
     const std::string message =
         fmt::format("deferred {} of {} bytes on rail {} failed: {}", to_string(done.kind),
                     done.length, name_, fi_strerror(err));
-    ++counters_.errors;
-    if (done.op == nullptr) {
-      log::error("{}", message);
-      continue;
-    }
-    Completion completion;
-    completion.kind = done.kind;
-    completion.status = Status(code_for(err), message, err);
-    finish(*done.op, completion);
+    fail_deferred(std::move(done), Status(code_for(err), message, err));
   }
+}
+
+void Rail::fail_deferred(PendingPost post, Status status) {
+  ++counters_.errors;
+  if (post.op == nullptr) {
+    log::error("{}", status.message());
+    return;
+  }
+  Completion completion;
+  completion.kind = post.kind;
+  completion.status = std::move(status);
+  finish(*post.op, completion);
 }
 
 Status Rail::cancel(RailOp& op) {

@@ -146,6 +146,7 @@ class Rail {
     std::uint64_t remote_key = 0;
     bool inject = false;
     std::vector<std::byte> inject_copy{};  // an inject's bytes, owned while deferred
+    std::chrono::steady_clock::time_point deferred_at{};
   };
 
   // Validates a post, then issues it or queues it behind deferred ones.
@@ -155,6 +156,7 @@ class Rail {
   [[nodiscard]] Status submit(PendingPost post, std::deque<PendingPost>& backlog);
   [[nodiscard]] long issue(const PendingPost& post) noexcept;
   void drain(std::deque<PendingPost>& backlog);
+  void fail_deferred(PendingPost post, Status status);
   std::size_t deliver(std::span<const struct fi_cq_tagged_entry> entries);
   std::size_t deliver_error();
   void finish(RailOp& op, const Completion& completion);

@@ -19,9 +19,17 @@ std::string default_provider() {
   return *provider;
 }
 
+std::chrono::milliseconds post_timeout_from_environment() {
+  if (const auto text = env::get("RAILYARD_POST_TIMEOUT_MS")) {
+    return std::chrono::milliseconds(parse_uint("RAILYARD_POST_TIMEOUT_MS", *text, 1, 3'600'000));
+  }
+  return RailOptions{}.post_timeout;
+}
+
 RailOptions RailOptions::from_environment() {
   RailOptions options;
   options.provider = default_provider();
+  options.post_timeout = post_timeout_from_environment();
   options.wait = WaitPolicy::from_environment();
   return options;
 }

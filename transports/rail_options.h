@@ -1,6 +1,7 @@
 // What a Rail is asked to be.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 
@@ -21,6 +22,11 @@ struct RailOptions {
   std::size_t completion_queue_size = 0;
   // Hint for the address vector's size.
   std::size_t expected_peers = 64;
+  // How long a post the provider keeps refusing with FI_EAGAIN may wait
+  // before it fails with kUnreachable. A full queue or a connection being set
+  // up clears in milliseconds; tcp;ofi_rxm refuses every post to a peer
+  // whose process died, forever. Default: RAILYARD_POST_TIMEOUT_MS, 10 s.
+  std::chrono::milliseconds post_timeout{10000};
   WaitPolicy wait;
 
   // Defaults with provider and spin taken from the environment; throws
@@ -30,5 +36,8 @@ struct RailOptions {
 
 // RAILYARD_PROVIDER when set (validated), else kDefaultProvider.
 [[nodiscard]] std::string default_provider();
+
+// RAILYARD_POST_TIMEOUT_MS when set (1 to 3600000), else 10 s.
+[[nodiscard]] std::chrono::milliseconds post_timeout_from_environment();
 
 }  // namespace railyard

@@ -1,9 +1,12 @@
 #include "mrail_transport.h"
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "wait_posted.h"
 
 namespace railyard::bench {
 
@@ -33,22 +36,12 @@ void MrailTransport::post_recv(std::size_t slot, std::size_t size, std::uint64_t
 }
 
 void MrailTransport::wait_all(std::chrono::milliseconds timeout) {
-  const bool done = endpoint_.progress_until(
-      [&] {
-        return std::all_of(posted_.begin(), posted_.end(),
-                           [&](std::size_t slot) { return requests_[slot].done(); });
+  wait_posted(
+      posted_, requests_,
+      [&](const std::function<bool()>& done, std::chrono::milliseconds limit) {
+        return endpoint_.progress_until(done, limit);
       },
-      timeout);
-  if (!done) {
-    throw std::runtime_error(
-        fmt::format("railyard: transfers did not finish within {} ms", timeout.count()));
-  }
-  for (const std::size_t slot : posted_) {
-    if (!requests_[slot].status().ok()) {
-      throw std::runtime_error("railyard transfer failed: " + requests_[slot].status().to_string());
-    }
-  }
-  posted_.clear();
+      timeout, "railyard");
 }
 
 std::vector<RailBytes> MrailTransport::rail_bytes() const {

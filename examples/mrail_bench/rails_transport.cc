@@ -1,12 +1,14 @@
 #include "rails_transport.h"
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "railyard/common/byte_codec.h"
 #include "railyard/transports/progress.h"
+#include "wait_posted.h"
 
 namespace railyard::bench {
 
@@ -69,23 +71,12 @@ void RailsTransport::post_recv(std::size_t slot, std::size_t size, std::uint64_t
 }
 
 void RailsTransport::wait_all(std::chrono::milliseconds timeout) {
-  const bool done = progress_until(
-      pointers_,
-      [&] {
-        return std::all_of(posted_.begin(), posted_.end(),
-                           [&](std::size_t slot) { return requests_[slot].done(); });
+  wait_posted(
+      posted_, requests_,
+      [&](const std::function<bool()>& done, std::chrono::milliseconds limit) {
+        return progress_until(pointers_, done, limit, rails_.front()->wait_policy());
       },
-      timeout, rails_.front()->wait_policy());
-  if (!done) {
-    throw std::runtime_error(
-        fmt::format("raw rails: transfers did not finish within {} ms", timeout.count()));
-  }
-  for (const std::size_t slot : posted_) {
-    if (!requests_[slot].status().ok()) {
-      throw std::runtime_error("raw transfer failed: " + requests_[slot].status().to_string());
-    }
-  }
-  posted_.clear();
+      timeout, "raw rails");
 }
 
 std::vector<RailBytes> RailsTransport::rail_bytes() const {

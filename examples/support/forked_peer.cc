@@ -150,6 +150,14 @@ int ForkedPeer::wait(std::chrono::milliseconds timeout) {
   }
 }
 
+int ForkedPeer::kill_and_wait() {
+  if (pid_ <= 0) {
+    return -1;
+  }
+  ::kill(pid_, SIGKILL);
+  return wait(std::chrono::seconds(30));
+}
+
 ForkedPeer::~ForkedPeer() {
   if (pid_ > 0) {
     ::kill(pid_, SIGKILL);

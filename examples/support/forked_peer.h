@@ -44,6 +44,8 @@ class ForkedPeer {
   // Waits for the child; returns its exit status, or -signal when it was
   // killed, or -1000 on timeout (the child is then killed).
   int wait(std::chrono::milliseconds timeout);
+  // Kills the child (SIGKILL) and reaps it; returns as wait() does.
+  int kill_and_wait();
 
  private:
   pid_t pid_ = -1;

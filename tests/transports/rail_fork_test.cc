@@ -1,13 +1,18 @@
 // A rail in each of two processes: what the foundation promises a real job.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <csignal>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "pattern.h"
 #include "rail_pair.h"
+#include "railyard/transports/progress.h"
 #include "railyard/transports/rail.h"
 #include "railyard_tools/forked_peer.h"
 
@@ -126,6 +131,64 @@ TEST(RailFork, RmaReachesTheOtherProcess) {
   ASSERT_TRUE(rail.wait(send, kTestTimeout));
   EXPECT_EQ(child.pipe().receive_text(kTestTimeout), "verified");
   EXPECT_EQ(child.wait(kTestTimeout), 0);
+}
+
+}  // namespace
+}  // namespace railyard
+
+namespace railyard {
+namespace {
+
+TEST(RailFork, PostsToADeadPeerFailWithinThePostTimeout) {
+  tools::ForkedPeer child([](tools::Pipe& pipe) {
+    Rail rail(testing::loopback_options("127.0.0.1"));
+    pipe.send(rail.address());
+    (void)rail.insert_peer(pipe.receive(testing::kTestTimeout));
+    std::array<std::byte, 8> buffer{};
+    Request recv;
+    require(rail.post_tagged_recv(recv, MutableBuffer{buffer.data(), buffer.size()}, 1).ok(),
+            "post recv");
+    wait_or_throw(rail, recv, "child waits for the first message");
+    pipe.send_text("got it");
+    (void)progress_until(
+        std::array<Rail*, 1>{&rail}, [] { return false; }, std::chrono::seconds(60),
+        rail.wait_policy());
+  });
+  RailOptions options = testing::loopback_options("127.0.0.1");
+  options.post_timeout = std::chrono::milliseconds(1500);
+  Rail rail(options);
+  const RailPeer peer = rail.insert_peer(child.pipe().receive(testing::kTestTimeout));
+  child.pipe().send(rail.address());
+  std::array<std::byte, 8> buffer{};
+  Request first;
+  ASSERT_TRUE(
+      rail.post_tagged_send(first, peer, ConstBuffer{buffer.data(), buffer.size()}, 1).ok());
+  ASSERT_TRUE(rail.wait(first, testing::kTestTimeout));
+  ASSERT_EQ(child.pipe().receive_text(testing::kTestTimeout), "got it");
+  ASSERT_EQ(child.kill_and_wait(), -SIGKILL);
+  // Whatever the provider does with each post (accept it into a dead socket,
+  // fail it, or refuse it forever), a few posts must end in a failure that
+  // says the peer is gone, within the post timeout plus a margin.
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::unique_ptr<Request>> sends;
+  bool unreachable = false;
+  while (!unreachable && std::chrono::steady_clock::now() - start < std::chrono::seconds(20)) {
+    sends.push_back(std::make_unique<Request>());
+    ASSERT_TRUE(
+        rail.post_tagged_send(*sends.back(), peer, ConstBuffer{buffer.data(), buffer.size()}, 2)
+            .ok());
+    (void)rail.wait(*sends.back(), std::chrono::seconds(3));
+    unreachable = sends.back()->done() && sends.back()->status().code() == StatusCode::kUnreachable;
+  }
+  EXPECT_TRUE(unreachable) << "no send to the dead peer failed as unreachable within 20 s";
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  // Nothing stays pending forever.
+  ASSERT_TRUE(progress_until(
+      std::array<Rail*, 1>{&rail},
+      [&] {
+        return std::all_of(sends.begin(), sends.end(), [](const auto& s) { return s->done(); });
+      },
+      std::chrono::seconds(10), rail.wait_policy()));
 }
 
 }  // namespace

@@ -95,6 +95,7 @@ Endpoint::Endpoint(Options options)
     rail_options.provider = options_.provider;
     rail_options.address = options_.rails[i];
     rail_options.wait = options_.wait;
+    rail_options.post_timeout = options_.post_timeout;
     state->rail = std::make_unique<Rail>(rail_options);
     Rail& rail = *state->rail;
     state->traffic.name = rail.name();

@@ -181,6 +181,9 @@ class Endpoint {
   // Completions of rail operations.
   void on_sent(TxSlot& slot, const Completion& completion);
   void on_piece(PieceOp& op, const Completion& completion);
+  // Keeps a piece the rail accepted with its request, counting it; or
+  // records why the rail refused it. Returns whether it was accepted.
+  bool adopt_piece(Request& request, std::unique_ptr<PieceOp> op, const Status& posted);
   void piece_done(Request& request, const Status& status);
   void finish(Request& request);
   void fail_peer(Peer& peer, const Status& status);

@@ -374,14 +374,21 @@ void Endpoint::start_pull(Peer& peer, InboundMessage& message, Request& request)
     const Status posted = rail.post_read(*op, path.address,
                                          lease.buffer(request.buffer_ + piece.offset, piece.length),
                                          transfer.remotes.back(), key->offset + piece.offset);
-    if (!posted.ok()) {
-      request.fail(posted);
+    if (!adopt_piece(request, std::move(op), posted)) {
       break;
     }
-    ++request.pending_;
-    transfer.ops.push_back(std::move(op));
   }
   piece_done(request, Status());
+}
+
+bool Endpoint::adopt_piece(Request& request, std::unique_ptr<PieceOp> op, const Status& posted) {
+  if (!posted.ok()) {
+    request.fail(posted);
+    return false;
+  }
+  ++request.pending_;
+  request.large_->ops.push_back(std::move(op));
+  return true;
 }
 
 void Endpoint::on_piece(PieceOp& op, const Completion& completion) {

@@ -141,12 +141,9 @@ Status Endpoint::start_rma(Request& request, RequestKind kind, const MultiRegion
         kind == RequestKind::kPut
             ? rail.post_write(*op, path.address, buffer, target, remote_offset + piece.offset)
             : rail.post_read(*op, path.address, buffer, target, remote_offset + piece.offset);
-    if (!posted.ok()) {
-      request.fail(posted);
+    if (!adopt_piece(request, std::move(op), posted)) {
       break;
     }
-    ++request.pending_;
-    request.large_->ops.push_back(std::move(op));
   }
   piece_done(request, Status());
   return {};
@@ -176,12 +173,9 @@ Status Endpoint::flush(Request& request, const RemoteMultiRegion& remote) {
     auto op = std::make_unique<PieceOp>(*this, request, path.local_rail, 1, PieceKind::kFlush);
     const Status posted = state.rail->post_read(*op, path.address, state.scratch_region.slice(0, 1),
                                                 *remote.paths_[p], 0);
-    if (!posted.ok()) {
-      request.fail(posted);
+    if (!adopt_piece(request, std::move(op), posted)) {
       break;
     }
-    ++request.pending_;
-    request.large_->ops.push_back(std::move(op));
   }
   piece_done(request, Status());
   return {};

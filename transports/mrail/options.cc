@@ -9,6 +9,7 @@
 #include "railyard/common/error.h"
 #include "railyard/common/parse.h"
 #include "railyard/transports/mrail/rail_addresses.h"
+#include "railyard/transports/rail_options.h"
 
 namespace railyard::mrail {
 
@@ -72,6 +73,7 @@ Options Options::from_environment() {
       throw ConfigError("RAILYARD_MR_CACHE", *text, "expected auto, on or off");
     }
   }
+  options.post_timeout = post_timeout_from_environment();
   options.wait = WaitPolicy::from_environment();
   return options;
 }

@@ -2,6 +2,7 @@
 // one; every field can come from the environment (docs/environment.md).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -51,6 +52,9 @@ struct Options {
   std::uint32_t window = 256;
   // The rail `fixed` uses. Default: local rank (see local_rank.h) modulo rails.
   std::optional<std::size_t> home_rail;
+  // How long each rail lets a post the provider keeps refusing wait before
+  // it fails (see RailOptions::post_timeout). Default: RAILYARD_POST_TIMEOUT_MS.
+  std::chrono::milliseconds post_timeout{10000};
   RegistrationCacheMode registration_cache = RegistrationCacheMode::kAuto;
   std::uint64_t registration_cache_bytes = std::uint64_t{1} << 30;
   WaitPolicy wait;
