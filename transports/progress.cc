@@ -115,6 +115,9 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
     if (now - last_activity < policy.spin) {
       continue;
     }
+    if (poll.before_sleep) {
+      poll.before_sleep();
+    }
     // Every rail is polled once more before sleeping: a cold rail may hold
     // the completion that ends the wait.
     for (Rail* rail : rails) {

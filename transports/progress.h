@@ -16,10 +16,13 @@ class Rail;
 // and how often the others are swept.
 struct PollHint {
   static constexpr unsigned kMinColdInterval = 4;
-  static constexpr unsigned kMaxColdInterval = 64;
+  static constexpr unsigned kMaxColdInterval = 256;
   std::size_t hot = 0;
   unsigned cold_interval = kMinColdInterval;
   unsigned turn = 0;
+  // Called once the spin is over, before sleeping: work the owner put off
+  // the fast path (an endpoint reposts receive buffers here).
+  std::function<void()> before_sleep;
 };
 
 // Progresses every rail until done() returns true or `timeout` passes, and
@@ -30,8 +33,8 @@ struct PollHint {
 // With several rails, each poll of an idle rail costs a system call, and a
 // ping-pong's latency grows with the rail count. So the hot rail (the last to
 // complete something) is polled every turn and the others in a sweep every
-// few turns: every 4th while sweeps find work, backing off to every 64th
-// (about 20 us) while they find none, as under the fixed policy. Every rail
+// few turns: every 4th while sweeps find work, backing off to every 256th
+// (about 85 us) while they find none, as under the fixed policy. Every rail
 // is polled before any sleep, and done() is checked as soon as a rail
 // completes work.
 bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& done,

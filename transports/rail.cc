@@ -416,7 +416,7 @@ void Rail::drain(std::deque<PendingPost>& backlog) {
                   FI_EAGAIN);
       PendingPost stuck = std::move(post);
       backlog.pop_front();
-      fail_deferred(std::move(stuck), std::move(gone));
+      fail_deferred(stuck, std::move(gone));
       continue;
     }
     PendingPost done = std::move(post);
@@ -432,11 +432,11 @@ void Rail::drain(std::deque<PendingPost>& backlog) {
     const std::string message =
         fmt::format("deferred {} of {} bytes on rail {} failed: {}", to_string(done.kind),
                     done.length, name_, fi_strerror(err));
-    fail_deferred(std::move(done), Status(code_for(err), message, err));
+    fail_deferred(done, Status(code_for(err), message, err));
   }
 }
 
-void Rail::fail_deferred(PendingPost post, Status status) {
+void Rail::fail_deferred(const PendingPost& post, Status status) {
   ++counters_.errors;
   if (post.op == nullptr) {
     log::error("{}", status.message());

@@ -156,7 +156,7 @@ class Rail {
   [[nodiscard]] Status submit(PendingPost post, std::deque<PendingPost>& backlog);
   [[nodiscard]] long issue(const PendingPost& post) noexcept;
   void drain(std::deque<PendingPost>& backlog);
-  void fail_deferred(PendingPost post, Status status);
+  void fail_deferred(const PendingPost& post, Status status);
   std::size_t deliver(std::span<const struct fi_cq_tagged_entry> entries);
   std::size_t deliver_error();
   void finish(RailOp& op, const Completion& completion);

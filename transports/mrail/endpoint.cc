@@ -134,6 +134,7 @@ Endpoint::Endpoint(Options options)
     rails_.push_back(std::move(state));
   }
   address_ = encode_address(address);
+  poll_hint_.before_sleep = [this] { repost(); };
 
   std::string home_reason;
   if (options_.home_rail) {
@@ -357,6 +358,7 @@ std::size_t Endpoint::progress() {
   for (auto& state : rails_) {
     completed += state->rail->progress();
   }
+  repost();
   return completed;
 }
 

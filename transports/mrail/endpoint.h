@@ -166,6 +166,12 @@ class Endpoint {
   [[nodiscard]] Status start_recv(Request& request, PeerId source, void* data, std::size_t size,
                                   std::uint64_t tag, std::uint64_t ignore, bool tagged);
   void on_receive(RxSlot& slot, const Completion& completion);
+  // Reposts handled receive buffers. Reposting costs a provider call, so it
+  // stays off the path between a message's arrival and its receiver seeing
+  // it: it runs after the next send or receive is issued, before the waiter
+  // sleeps, and at once when half a rail's buffers are waiting.
+  void repost();
+  void repost(std::size_t rail);
   void handle(std::size_t rail, std::span<const std::byte> message);
   void on_fragment(Peer& peer, const Header& header, std::span<const std::byte> payload,
                    std::size_t rail);
@@ -183,7 +189,7 @@ class Endpoint {
   void on_piece(PieceOp& op, const Completion& completion);
   // Keeps a piece the rail accepted with its request, counting it; or
   // records why the rail refused it. Returns whether it was accepted.
-  bool adopt_piece(Request& request, std::unique_ptr<PieceOp> op, const Status& posted);
+  static bool adopt_piece(Request& request, std::unique_ptr<PieceOp> op, const Status& posted);
   void piece_done(Request& request, const Status& status);
   void finish(Request& request);
   void fail_peer(Peer& peer, const Status& status);

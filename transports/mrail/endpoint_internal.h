@@ -103,6 +103,8 @@ struct Endpoint::RailState {
   std::vector<std::unique_ptr<RxSlot>> receive_slots;
   std::vector<std::unique_ptr<TxSlot>> send_slots;
   std::vector<TxSlot*> free_slots;
+  // Receive buffers handled and not yet reposted (see Endpoint::repost).
+  std::vector<RxSlot*> to_repost;
   std::deque<Outgoing> queue;
   std::unique_ptr<RegistrationCache> cache;
   RailTraffic traffic;

@@ -53,6 +53,7 @@ Status Endpoint::start_recv(Request& request, PeerId source, void* data, std::si
   } else {
     matcher.post(request);
   }
+  repost();
   return {};
 }
 
@@ -68,11 +69,30 @@ void Endpoint::on_receive(RxSlot& slot, const Completion& completion) {
   } else {
     handle(slot.rail(), std::span<const std::byte>(slot.data(), completion.length));
   }
-  const Status reposted = state.rail->post_recv(
-      slot, MutableBuffer{slot.data(), slot.size(), state.receive_region.descriptor()});
-  if (!reposted.ok()) {
-    log::error("multi-rail endpoint {:016x}, rail {}: reposting a receive buffer failed: {}", id_,
-               slot.rail(), reposted.to_string());
+  state.to_repost.push_back(&slot);
+  if (state.to_repost.size() * 2 >= state.receive_slots.size()) {
+    repost(slot.rail());
+  }
+}
+
+void Endpoint::repost(std::size_t rail) {
+  RailState& state = *rails_[rail];
+  for (RxSlot* slot : state.to_repost) {
+    const Status reposted = state.rail->post_recv(
+        *slot, MutableBuffer{slot->data(), slot->size(), state.receive_region.descriptor()});
+    if (!reposted.ok()) {
+      log::error("multi-rail endpoint {:016x}, rail {}: reposting a receive buffer failed: {}", id_,
+                 rail, reposted.to_string());
+    }
+  }
+  state.to_repost.clear();
+}
+
+void Endpoint::repost() {
+  for (std::size_t rail = 0; rail < rails_.size(); ++rail) {
+    if (!rails_[rail]->to_repost.empty()) {
+      repost(rail);
+    }
   }
 }
 

@@ -37,9 +37,10 @@ Status Endpoint::start_send(Request& request, PeerId peer_id, const void* data, 
   if (!peer.waiting.empty() || !peer.window_open()) {
     ++totals_.window_waits;
     peer.waiting.push_back(request);
-    return {};
+  } else {
+    transmit(peer, request);
   }
-  transmit(peer, request);
+  repost();
   return {};
 }
 
