@@ -41,6 +41,8 @@ class ForkedPeer {
   ForkedPeer& operator=(ForkedPeer&&) = delete;
 
   [[nodiscard]] Pipe& pipe() { return pipe_; }
+  // The child's process id (to stop or signal it in failure tests).
+  [[nodiscard]] pid_t pid() const noexcept { return pid_; }
   // Waits for the child; returns its exit status, or -signal when it was
   // killed, or -1000 on timeout (the child is then killed).
   int wait(std::chrono::milliseconds timeout);

@@ -28,6 +28,23 @@ void Endpoint::enable() {
   check_fabric(fi_enable(handle_.get()), "fi_enable", "enabling the endpoint");
 }
 
+void Endpoint::bind(const EventQueue& eq) {
+  check_fabric(fi_ep_bind(handle_.get(), &eq.get()->fid, 0), "fi_ep_bind",
+               "binding the event queue");
+}
+
+void Endpoint::connect(const void* address, std::span<const std::byte> data) {
+  check_fabric(fi_connect(handle_.get(), address, data.data(), data.size()), "fi_connect",
+               "starting to connect");
+}
+
+void Endpoint::accept(std::span<const std::byte> data) {
+  check_fabric(fi_accept(handle_.get(), data.data(), data.size()), "fi_accept",
+               "accepting the connection");
+}
+
+int Endpoint::shutdown() noexcept { return fi_shutdown(handle_.get(), 0); }
+
 std::vector<std::byte> Endpoint::name() const {
   std::size_t len = 0;
   const int probe = fi_getname(&handle_.get()->fid, nullptr, &len);

@@ -5,10 +5,12 @@
 #include <rdma/fi_endpoint.h>
 
 #include <cstddef>
+#include <span>
 #include <vector>
 
 #include "railyard/transports/fabric/address_vector.h"
 #include "railyard/transports/fabric/completion_queue.h"
+#include "railyard/transports/fabric/event_queue.h"
 #include "railyard/transports/fabric/fabric.h"
 #include "railyard/transports/fabric/fid_handle.h"
 
@@ -22,6 +24,17 @@ class Endpoint {
   // Both transmit and receive completions go to `cq`.
   void bind(const CompletionQueue& cq);
   void enable();
+
+  // Connection-oriented (FI_EP_MSG) endpoints: connection events go to `eq`.
+  void bind(const EventQueue& eq);
+  // Starts connecting to `address` (the fi_info's dest_addr when null),
+  // sending `data`; FI_CONNECTED or an error follows on the event queue.
+  void connect(const void* address, std::span<const std::byte> data);
+  // Accepts the connection request this endpoint was opened from.
+  void accept(std::span<const std::byte> data);
+  // Disconnects (fi_shutdown); returns the provider's code, as teardown
+  // goes on whatever it says.
+  int shutdown() noexcept;
 
   // This endpoint's address (fi_getname), valid after enable().
   [[nodiscard]] std::vector<std::byte> name() const;

@@ -1,0 +1,45 @@
+// Two connected stream channels in one process over loopback: a listener on
+// a free port, a connect from another thread, the accept here.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <exception>
+#include <future>
+#include <string>
+
+#include "railyard/transports/rstream/channel.h"
+#include "railyard/transports/rstream/listener.h"
+
+namespace railyard::testing {
+
+// Options that keep failure tests short; everything else is the default.
+inline rstream::ChannelOptions quick_options() {
+  rstream::ChannelOptions options;
+  options.connect_timeout = std::chrono::milliseconds(5000);
+  options.shutdown_timeout = std::chrono::milliseconds(2000);
+  options.keepalive = std::chrono::seconds(2);
+  return options;
+}
+
+struct ChannelPair {
+  rstream::Channel client;
+  rstream::Channel server;
+
+  explicit ChannelPair(const rstream::ChannelOptions& client_options = quick_options(),
+                       const rstream::ChannelOptions& server_options = quick_options()) {
+    rstream::Listener listener("tcp://127.0.0.1:0", server_options);
+    const std::string address = "127.0.0.1:" + std::to_string(listener.port());
+    auto connecting = std::async(
+        std::launch::async, [&] { return rstream::Channel::connect(address, client_options); });
+    auto accepted = listener.accept(std::chrono::seconds(10));
+    client = connecting.get();
+    if (!accepted) {
+      throw std::runtime_error("no connection accepted within 10 s");
+    }
+    server = std::move(*accepted);
+  }
+};
+
+}  // namespace railyard::testing

@@ -1,0 +1,254 @@
+// Moving stream bytes out: ring writes with immediate data, iomap writes,
+// and retiring what the provider completed.
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "railyard/transports/rstream/channel_core.h"
+
+namespace railyard::rstream::detail {
+namespace {
+
+// Larger writes are cut so that copying one piece into the send ring
+// overlaps with the provider sending the previous one.
+constexpr std::size_t kMaxPiece = std::size_t{64} * 1024;
+
+}  // namespace
+
+SendOp* ChannelCore::acquire_op(SendKind kind) {
+  const bool data = kind == SendKind::kRing || kind == SendKind::kIomap;
+  if (data ? !send_slots_.take_data() : !send_slots_.take_control()) {
+    return nullptr;
+  }
+  SendOp& op = ops_[ops_head_];
+  op = SendOp{};
+  op.kind = kind;
+  ops_head_ = (ops_head_ + 1) % ops_.size();
+  ++ops_used_;
+  return &op;
+}
+
+void ChannelCore::release_last_op() {
+  ops_head_ = (ops_head_ + ops_.size() - 1) % ops_.size();
+  --ops_used_;
+  (void)send_slots_.give_back(1);
+}
+
+void ChannelCore::retire_sends() {
+  while (ops_used_ > 0 && ops_[ops_tail_].done) {
+    SendOp& op = ops_[ops_tail_];
+    (void)send_ring_space_.give_back(op.staged);
+    if (op.kind == SendKind::kControl) {
+      free_control_buffers_.push_back(op.control_buffer);
+    }
+    (void)send_slots_.give_back(1);
+    ops_tail_ = (ops_tail_ + 1) % ops_.size();
+    --ops_used_;
+  }
+}
+
+bool ChannelCore::can_write() const noexcept {
+  return connected_ && peer_receives_.can_take_data() && remote_ring_.contiguous_free() > 0 &&
+         send_slots_.can_take_data() && send_ring_space_.contiguous_free() > 0;
+}
+
+std::size_t ChannelCore::write_some(std::span<const std::byte> data) {
+  std::size_t total = 0;
+  while (total < data.size() && error_.ok() && peer_receives_.can_take_data()) {
+    const auto rest = data.subspan(total);
+    std::size_t length = std::min({rest.size(), remote_ring_.contiguous_free(), kMaxPiece});
+    if (length == 0) {
+      break;
+    }
+    const std::uint64_t target = peer_.ring_address + remote_ring_.head();
+    if (length == rest.size() && length <= inject_limit_) {
+      // Small and last: straight from the caller's buffer, no completion.
+      const ssize_t rc = fi_inject_writedata(endpoint_.get(), rest.data(), length, length,
+                                             FI_ADDR_UNSPEC, target, peer_.ring_key);
+      if (rc == -FI_EAGAIN) {
+        break;
+      }
+      if (rc < 0) {
+        fail(Status(StatusCode::kIoError,
+                    fmt::format("rstream channel to {}: fi_inject_writedata failed: {}", peer_name_,
+                                fi_strerror(static_cast<int>(-rc))),
+                    static_cast<int>(-rc)));
+        break;
+      }
+      ++counters_.inline_writes;
+    } else {
+      length = std::min(length, send_ring_space_.contiguous_free());
+      if (length == 0) {
+        break;
+      }
+      SendOp* op = acquire_op(SendKind::kRing);
+      if (op == nullptr) {
+        break;
+      }
+      std::byte* staged = send_ring() + send_ring_space_.head();
+      std::memcpy(staged, rest.data(), length);
+      const ssize_t rc = fi_writedata(endpoint_.get(), staged, length, region_.descriptor(), length,
+                                      FI_ADDR_UNSPEC, target, peer_.ring_key, &op->context);
+      if (rc < 0) {
+        release_last_op();
+        if (rc != -FI_EAGAIN) {
+          fail(Status(StatusCode::kIoError,
+                      fmt::format("rstream channel to {}: fi_writedata failed: {}", peer_name_,
+                                  fi_strerror(static_cast<int>(-rc))),
+                      static_cast<int>(-rc)));
+        }
+        break;
+      }
+      (void)send_ring_space_.take(length);
+      op->staged = length;
+    }
+    (void)remote_ring_.take(length);
+    (void)peer_receives_.take_data();
+    total += length;
+    counters_.bytes_sent += length;
+    ++counters_.writes;
+  }
+  return total;
+}
+
+IoResult ChannelCore::send(std::span<const std::byte> data, Blocking blocking) {
+  if (closed_) {
+    return IoResult::failed(
+        Status(StatusCode::kInvalidArgument,
+               fmt::format("send on a closed rstream channel to {}", peer_name_)));
+  }
+  if (write_shut_) {
+    return IoResult::failed(
+        Status(StatusCode::kInvalidArgument,
+               fmt::format("send on rstream channel to {} after it was shut down for writing",
+                           peer_name_)));
+  }
+  progress();
+  std::size_t total = 0;
+  while (true) {
+    if (!error_.ok()) {
+      return IoResult::failed(error_, total);
+    }
+    if (disconnected_) {
+      return IoResult::failed(
+          Status(StatusCode::kUnreachable,
+                 fmt::format("rstream peer {} closed the connection", peer_name_)),
+          total);
+    }
+    total += write_some(data.subspan(total));
+    if (total == data.size()) {
+      want_write_ = false;
+      update_signal();
+      return IoResult::done(total);
+    }
+    ++counters_.credit_waits;
+    if (blocking == Blocking::kNonBlocking) {
+      want_write_ = true;
+      update_signal();
+      return total > 0 ? IoResult::done(total) : IoResult::blocked();
+    }
+    wait_until([this] { return can_write() || disconnected_; }, Clock::time_point::max());
+  }
+}
+
+std::size_t ChannelCore::write_iomap(std::span<const std::byte> data, std::uint64_t offset) {
+  std::size_t total = 0;
+  while (total < data.size() && error_.ok()) {
+    const std::uint64_t at = offset + total;
+    const IomapEntry* mapping = nullptr;
+    for (const auto& entry : peer_maps_) {
+      if (entry && at >= entry->offset && at - entry->offset < entry->length) {
+        mapping = &*entry;
+        break;
+      }
+    }
+    if (mapping == nullptr) {
+      break;
+    }
+    const auto rest = data.subspan(total);
+    const std::uint64_t in_mapping = mapping->length - (at - mapping->offset);
+    std::size_t length = std::min<std::uint64_t>(
+        {rest.size(), in_mapping, kMaxPiece, send_ring_space_.contiguous_free()});
+    if (length == 0) {
+      break;
+    }
+    SendOp* op = acquire_op(SendKind::kIomap);
+    if (op == nullptr) {
+      break;
+    }
+    std::byte* staged = send_ring() + send_ring_space_.head();
+    std::memcpy(staged, rest.data(), length);
+    const ssize_t rc =
+        fi_write(endpoint_.get(), staged, length, region_.descriptor(), FI_ADDR_UNSPEC,
+                 mapping->address + (at - mapping->offset), mapping->key, &op->context);
+    if (rc < 0) {
+      release_last_op();
+      if (rc != -FI_EAGAIN) {
+        fail(Status(StatusCode::kIoError,
+                    fmt::format("rstream channel to {}: fi_write to an iomap failed: {}",
+                                peer_name_, fi_strerror(static_cast<int>(-rc))),
+                    static_cast<int>(-rc)));
+      }
+      break;
+    }
+    (void)send_ring_space_.take(length);
+    op->staged = length;
+    total += length;
+    ++counters_.iomap_writes;
+  }
+  return total;
+}
+
+IoResult ChannelCore::iowrite(std::span<const std::byte> data, std::uint64_t offset,
+                              Blocking blocking) {
+  if (closed_ || write_shut_) {
+    return IoResult::failed(
+        Status(StatusCode::kInvalidArgument,
+               fmt::format("iowrite on rstream channel to {} after it was {}", peer_name_,
+                           closed_ ? "closed" : "shut down for writing")));
+  }
+  progress();
+  std::size_t total = 0;
+  while (true) {
+    if (!error_.ok()) {
+      return IoResult::failed(error_, total);
+    }
+    if (disconnected_) {
+      return IoResult::failed(
+          Status(StatusCode::kUnreachable,
+                 fmt::format("rstream peer {} closed the connection", peer_name_)),
+          total);
+    }
+    total += write_iomap(data.subspan(total), offset + total);
+    if (total == data.size()) {
+      return IoResult::done(total);
+    }
+    const std::uint64_t at = offset + total;
+    const bool mapped = std::any_of(peer_maps_.begin(), peer_maps_.end(), [at](const auto& e) {
+      return e && at >= e->offset && at - e->offset < e->length;
+    });
+    if (!mapped) {
+      return IoResult::failed(
+          Status(StatusCode::kInvalidArgument,
+                 fmt::format("iowrite to rstream peer {}: no mapping of the peer covers stream "
+                             "offset {} ({} of {} bytes written)",
+                             peer_name_, at, total, data.size())),
+          total);
+    }
+    if (blocking == Blocking::kNonBlocking) {
+      return total > 0 ? IoResult::done(total) : IoResult::blocked();
+    }
+    wait_until(
+        [this] {
+          return (send_slots_.can_take_data() && send_ring_space_.contiguous_free() > 0) ||
+                 disconnected_;
+        },
+        Clock::time_point::max());
+  }
+}
+
+}  // namespace railyard::rstream::detail
