@@ -86,7 +86,9 @@ TEST(ChannelOptions, EnvironmentOverridesDefaults) {
   const ScopedEnv c("RAILYARD_RSTREAM_KEEPALIVE", "3");
   const ScopedEnv d("RAILYARD_RSTREAM_IOMAP_SIZE", "4");
   const ScopedEnv e("RAILYARD_RSTREAM_WAKE_UP_INTERVAL_MS", "50");
+  const ScopedEnv f("RAILYARD_RSTREAM_BACKGROUND_PROGRESS", "0");
   const ChannelOptions options = ChannelOptions::from_environment();
+  EXPECT_FALSE(options.background_progress);
   EXPECT_EQ(options.send_buffer_size, 65536U);
   EXPECT_EQ(options.receive_queue_size, 128U);
   EXPECT_EQ(options.keepalive.count(), 3);
@@ -109,6 +111,8 @@ TEST(ChannelOptions, EveryInvalidVariableIsRejectedByName) {
       {"RAILYARD_RSTREAM_CONNECT_TIMEOUT_MS", ""},
       {"RAILYARD_RSTREAM_SHUTDOWN_TIMEOUT_MS", "1.5"},
       {"RAILYARD_RSTREAM_IOMAP_SIZE", "100000"},
+      {"RAILYARD_RSTREAM_BACKGROUND_PROGRESS", "yes"},
+      {"RAILYARD_RSTREAM_BACKGROUND_PROGRESS", "2"},
   };
   for (const auto& [name, value] : cases) {
     const ScopedEnv env(name, value);

@@ -120,9 +120,17 @@ void ChannelCore::on_completion_error() {
     log::debug("rstream channel to {}: an operation ended by the peer's disconnect", peer_name_);
     return;
   }
-  fail(Status(gone ? StatusCode::kUnreachable : StatusCode::kIoError,
+  if (gone) {
+    fail(Status(StatusCode::kUnreachable,
+                fmt::format("rstream connection to {} was lost ({}: {}): did the peer's process "
+                            "exit or die?",
+                            peer_name_, fi_strerror(entry.err), cq_.error_text(entry)),
+                entry.err));
+    return;
+  }
+  fail(Status(StatusCode::kIoError,
               fmt::format("rstream connection to {} failed: {} ({})", peer_name_,
-                          cq_.error_text(entry), fi_strerror(entry.err)),
+                          fi_strerror(entry.err), cq_.error_text(entry)),
               entry.err));
 }
 

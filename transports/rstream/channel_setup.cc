@@ -159,8 +159,12 @@ bool ChannelCore::poll_established() {
     }
     const char* doing = role_ == Role::kConnecting ? "connecting to" : "accepting";
     if (event->error != 0) {
-      throw Error(fmt::format("rstream: {} {}: {} ({})", doing, peer_name_, event->error_text,
-                              std::strerror(event->error)));
+      // The provider's own text adds nothing when it is just "Success".
+      const bool detail = !event->error_text.empty() && event->error_text != "Success";
+      throw Error(
+          fmt::format("rstream: {} {}: {}{}{}", doing, peer_name_, std::strerror(event->error),
+                      detail ? " (" + event->error_text + ")" : std::string(),
+                      event->error == ECONNREFUSED ? "; nothing listens at that port" : ""));
     }
     if (event->type == FI_SHUTDOWN) {
       throw Error(

@@ -1,0 +1,200 @@
+// iomap (direct writes into a buffer the peer mapped, ordered with the
+// stream) and the framing helper, over loopback channels.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <future>
+#include <string>
+#include <vector>
+
+#include "channel_pair.h"
+#include "pattern.h"
+#include "railyard/transports/rstream/channel.h"
+#include "railyard/transports/rstream/framing.h"
+
+namespace railyard::rstream {
+namespace {
+
+using railyard::testing::ChannelPair;
+using railyard::testing::fill_pattern;
+using railyard::testing::first_mismatch;
+using railyard::testing::quick_options;
+
+std::span<const std::byte> bytes_of(const std::string& text) {
+  return std::as_bytes(std::span(text.data(), text.size()));
+}
+
+std::string receive_text(Channel& channel, std::size_t size) {
+  std::string out(size, '\0');
+  const IoResult got = channel.receive_all(std::as_writable_bytes(std::span(out)));
+  EXPECT_TRUE(got.ok()) << got.status.to_string();
+  out.resize(got.bytes);
+  return out;
+}
+
+ChannelOptions iomap_options() {
+  ChannelOptions options = quick_options();
+  options.iomap_size = 2;
+  return options;
+}
+
+constexpr std::uint64_t kBase = std::uint64_t{1} << 20;  // where the server maps its buffer
+
+TEST(Iomap, WritesLandAtTheirOffsetBeforeTheNotifyingMessage) {
+  ChannelPair pair(iomap_options(), iomap_options());
+  std::vector<std::byte> target(std::size_t{1} << 16, std::byte{0});
+  ASSERT_TRUE(pair.server.map(target.data(), target.size(), kBase).ok());
+  ASSERT_TRUE(pair.server.send(bytes_of("mapped")).ok());
+
+  ASSERT_EQ(receive_text(pair.client, 6), "mapped");
+  std::vector<std::byte> data(40000);
+  fill_pattern(data, 5);
+  const IoResult written = pair.client.iowrite(data, kBase + 1000);
+  ASSERT_TRUE(written.ok()) << written.status.to_string();
+  EXPECT_EQ(written.bytes, data.size());
+  ASSERT_TRUE(pair.client.send(bytes_of("done")).ok());
+
+  ASSERT_EQ(receive_text(pair.server, 4), "done");
+  EXPECT_EQ(first_mismatch(std::span(target).subspan(1000, data.size()), 5), std::nullopt);
+  EXPECT_TRUE(std::all_of(target.begin(), target.begin() + 1000,
+                          [](std::byte b) { return b == std::byte{0}; }));
+  EXPECT_TRUE(std::all_of(target.begin() + 1000 + static_cast<std::ptrdiff_t>(data.size()),
+                          target.end(), [](std::byte b) { return b == std::byte{0}; }));
+  // iomap bytes are not stream bytes.
+  EXPECT_EQ(pair.server.counters().bytes_received, 4U);
+}
+
+TEST(Iomap, WritesOutsideEveryMappingAreRefused) {
+  ChannelPair pair(iomap_options(), iomap_options());
+  std::vector<std::byte> target(4096);
+  ASSERT_TRUE(pair.server.map(target.data(), target.size(), kBase).ok());
+  ASSERT_TRUE(pair.server.send(bytes_of("mapped")).ok());
+  ASSERT_EQ(receive_text(pair.client, 6), "mapped");
+
+  const std::vector<std::byte> data(100, std::byte{1});
+  IoResult r = pair.client.iowrite(data, 0);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status.message().find("no mapping of the peer covers stream offset 0"),
+            std::string::npos)
+      << r.status.to_string();
+  // Running off the end of the mapping stops at its end.
+  r = pair.client.iowrite(data, kBase + 4096 - 10);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument) << r.status.to_string();
+  EXPECT_EQ(r.bytes, 10U);
+
+  // Once unmapped (and the peer told, in stream order), the range is gone.
+  ASSERT_TRUE(pair.server.unmap(kBase).ok());
+  ASSERT_TRUE(pair.server.send(bytes_of("unmapped")).ok());
+  ASSERT_EQ(receive_text(pair.client, 8), "unmapped");
+  r = pair.client.iowrite(data, kBase);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument) << r.status.to_string();
+  // The channel still works.
+  ASSERT_TRUE(pair.client.send(bytes_of("still")).ok());
+  EXPECT_EQ(receive_text(pair.server, 5), "still");
+}
+
+TEST(Iomap, MappingsAreCheckedAndLimited) {
+  ChannelPair pair(iomap_options(), iomap_options());
+  std::vector<std::byte> a(4096);
+  std::vector<std::byte> b(4096);
+  std::vector<std::byte> c(4096);
+  ASSERT_TRUE(pair.server.map(a.data(), a.size(), 0).ok());
+  Status s = pair.server.map(b.data(), b.size(), 100);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("overlaps the mapping at [0, 4096)"), std::string::npos)
+      << s.to_string();
+  ASSERT_TRUE(pair.server.map(b.data(), b.size(), 4096).ok());
+  s = pair.server.map(c.data(), c.size(), 8192);
+  EXPECT_NE(s.message().find("all 2 mappings (iomap_size) are in use"), std::string::npos)
+      << s.to_string();
+  EXPECT_EQ(pair.server.unmap(12345).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(pair.server.map(nullptr, 10, 1 << 20).code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Iomap, IsOffByDefault) {
+  ChannelPair pair;
+  std::vector<std::byte> target(4096);
+  const Status s = pair.server.map(target.data(), target.size(), 0);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("RAILYARD_RSTREAM_IOMAP_SIZE"), std::string::npos) << s.to_string();
+  const IoResult r = pair.client.iowrite(target, 0);
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument) << r.status.to_string();
+}
+
+TEST(Framing, FramesOfEverySizeRoundTrip) {
+  ChannelPair pair;
+  const std::vector<std::size_t> sizes{0, 1, 7, 8, 4096, 100000, 1 << 20};
+  auto writer = std::async(std::launch::async, [&] {
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      std::vector<std::byte> payload(sizes[i]);
+      fill_pattern(payload, i);
+      const Status s = send_frame(pair.client, static_cast<std::uint16_t>(10 + i), payload);
+      if (!s.ok()) {
+        return s;
+      }
+    }
+    return pair.client.shutdown(ShutdownHow::kWrite);
+  });
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    Frame frame;
+    const IoResult got = receive_frame(pair.server, frame);
+    ASSERT_TRUE(got.ok()) << got.status.to_string();
+    EXPECT_EQ(frame.type, 10 + i);
+    ASSERT_EQ(frame.payload.size(), sizes[i]);
+    EXPECT_EQ(first_mismatch(frame.payload, i), std::nullopt);
+  }
+  Frame last;
+  EXPECT_TRUE(receive_frame(pair.server, last).end_of_stream());
+  const Status shut = writer.get();
+  EXPECT_TRUE(shut.ok()) << shut.to_string();
+}
+
+TEST(Framing, OversizedFramesAreRefusedOnBothSides) {
+  ChannelPair pair;
+  const std::vector<std::byte> payload(2000);
+  const Status s = send_frame(pair.client, 3, payload, 1000);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("payload of 2000 bytes exceeds the maximum of 1000"),
+            std::string::npos)
+      << s.to_string();
+  ASSERT_TRUE(send_frame(pair.client, 3, payload).ok());
+  Frame frame;
+  const IoResult got = receive_frame(pair.server, frame, 1000);
+  EXPECT_EQ(got.state, IoState::kError);
+  EXPECT_NE(got.status.message().find("announces 2000 bytes, more than the maximum of 1000"),
+            std::string::npos)
+      << got.status.to_string();
+}
+
+TEST(Framing, StreamEndingInsideAFrameIsAnError) {
+  for (const std::size_t cut : {std::size_t{3}, kFrameHeaderSize + 5}) {
+    ChannelPair pair;
+    // A header announcing 100 bytes, then only part of the frame.
+    std::vector<std::byte> bytes(kFrameHeaderSize + 100, std::byte{0});
+    bytes[0] = std::byte{100};
+    bytes[4] = std::byte{9};
+    ASSERT_TRUE(pair.client.send(std::span(bytes).first(cut)).ok());
+    ASSERT_TRUE(pair.client.shutdown(ShutdownHow::kWrite).ok());
+    Frame frame;
+    const IoResult got = receive_frame(pair.server, frame);
+    EXPECT_EQ(got.state, IoState::kError) << "cut at " << cut;
+    EXPECT_NE(got.status.message().find("stream ended after"), std::string::npos)
+        << got.status.to_string();
+  }
+}
+
+TEST(Framing, ABadHeaderIsNotTakenForAFrame) {
+  ChannelPair pair;
+  std::vector<std::byte> bytes(kFrameHeaderSize, std::byte{0});
+  bytes[6] = std::byte{1};  // the reserved field
+  ASSERT_TRUE(pair.client.send(bytes).ok());
+  Frame frame;
+  const IoResult got = receive_frame(pair.server, frame);
+  EXPECT_EQ(got.state, IoState::kError);
+  EXPECT_NE(got.status.message().find("reserved field"), std::string::npos)
+      << got.status.to_string();
+}
+
+}  // namespace
+}  // namespace railyard::rstream
