@@ -259,6 +259,7 @@ TEST(Channel, SixtyFourChannelsOnOneListener) {
   std::vector<Channel> connected = clients.get();
   // Serve all of them through wait_any: each echoes its greeting back.
   std::vector<Channel*> pointers;
+  pointers.reserve(accepted.size());
   for (auto& c : accepted) {
     pointers.push_back(&c);
   }

@@ -129,7 +129,7 @@ TEST(Framing, FramesOfEverySizeRoundTrip) {
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       std::vector<std::byte> payload(sizes[i]);
       fill_pattern(payload, i);
-      const Status s = send_frame(pair.client, static_cast<std::uint16_t>(10 + i), payload);
+      Status s = send_frame(pair.client, static_cast<std::uint16_t>(10 + i), payload);
       if (!s.ok()) {
         return s;
       }

@@ -27,7 +27,7 @@ ConfigError config_error_of(F&& f) {
     return e;
   }
   ADD_FAILURE() << "no ConfigError thrown";
-  return ConfigError("none", "none", "none");
+  return {"none", "none", "none"};
 }
 
 TEST(ChannelOptions, DefaultsFollowTheIssue) {

@@ -18,8 +18,16 @@ namespace {
 
 Status not_open() { return {StatusCode::kInvalidArgument, "rstream channel is not connected"}; }
 
-const std::string kNoPeer = "(not connected)";
-const ChannelOptions kNoOptions{};
+// Function-local statics: constructed on first use, where a throw is catchable.
+const std::string& no_peer() {
+  static const std::string name = "(not connected)";
+  return name;
+}
+
+const ChannelOptions& no_options() {
+  static const ChannelOptions options{};
+  return options;
+}
 
 // Every call holds the channel against the background progress thread.
 template <typename Call>
@@ -149,9 +157,9 @@ ChannelCounters Channel::counters() const {
   return locked(*core_, [](detail::ChannelCore& core) { return core.counters(); });
 }
 
-const std::string& Channel::peer() const { return core_ ? core_->peer_name() : kNoPeer; }
+const std::string& Channel::peer() const { return core_ ? core_->peer_name() : no_peer(); }
 
-const ChannelOptions& Channel::options() const { return core_ ? core_->options() : kNoOptions; }
+const ChannelOptions& Channel::options() const { return core_ ? core_->options() : no_options(); }
 
 std::optional<std::size_t> wait_any(std::span<Channel* const> channels, Interest interest,
                                     std::chrono::milliseconds timeout) {

@@ -33,8 +33,8 @@ class Channel {
   // An empty channel: not connected, every call fails.
   Channel() noexcept;
   ~Channel();
-  Channel(Channel&&) noexcept;
-  Channel& operator=(Channel&&) noexcept;
+  Channel(Channel&& other) noexcept;
+  Channel& operator=(Channel&& other) noexcept;
   Channel(const Channel&) = delete;
   Channel& operator=(const Channel&) = delete;
 

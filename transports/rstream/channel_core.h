@@ -149,7 +149,7 @@ class ChannelCore {
   void read_events();
   void on_completion(const fi_cq_tagged_entry& entry);
   void on_completion_error();
-  void on_data(std::uint64_t length);
+  void on_data(std::uint64_t immediate);
   void on_control(std::size_t slot, std::size_t length);
   void repost(std::size_t slot);
   std::size_t copy_out(std::span<std::byte> out, bool consume);

@@ -171,8 +171,8 @@ std::size_t ChannelCore::write_iomap(std::span<const std::byte> data, std::uint6
     }
     const auto rest = data.subspan(total);
     const std::uint64_t in_mapping = mapping->length - (at - mapping->offset);
-    std::size_t length = std::min<std::uint64_t>(
-        {rest.size(), in_mapping, kMaxPiece, send_ring_space_.contiguous_free()});
+    const auto length = static_cast<std::size_t>(std::min<std::uint64_t>(
+        {rest.size(), in_mapping, kMaxPiece, send_ring_space_.contiguous_free()}));
     if (length == 0) {
       break;
     }

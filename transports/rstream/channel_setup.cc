@@ -11,6 +11,7 @@
 #include <cstring>
 #include <thread>
 
+#include "railyard/common/errno_text.h"
 #include "railyard/common/error.h"
 #include "railyard/common/log.h"
 #include "railyard/transports/rstream/channel_core.h"
@@ -33,7 +34,7 @@ void add_to_poll_set(int poll_set, int fd) {
   if (epoll_ctl(poll_set, EPOLL_CTL_ADD, fd, &event) != 0) {
     throw Error("epoll_ctl", -errno,
                 fmt::format("adding a wait descriptor to a channel's poll set failed: {}",
-                            std::strerror(errno)));
+                            errno_text(errno)));
   }
 }
 
@@ -83,7 +84,7 @@ ChannelCore::ChannelCore(std::shared_ptr<StreamFabric> fabric, fi_info& endpoint
   if (!signal_ || !poll_set_) {
     throw Error(
         "eventfd/epoll_create1", -errno,
-        fmt::format("creating a channel's pollable descriptor failed: {}", std::strerror(errno)));
+        fmt::format("creating a channel's pollable descriptor failed: {}", errno_text(errno)));
   }
   add_to_poll_set(poll_set_.get(), signal_.get());
   add_to_poll_set(poll_set_.get(), cq_.wait_fd());
@@ -162,7 +163,7 @@ bool ChannelCore::poll_established() {
       // The provider's own text adds nothing when it is just "Success".
       const bool detail = !event->error_text.empty() && event->error_text != "Success";
       throw Error(
-          fmt::format("rstream: {} {}: {}{}{}", doing, peer_name_, std::strerror(event->error),
+          fmt::format("rstream: {} {}: {}{}{}", doing, peer_name_, errno_text(event->error),
                       detail ? " (" + event->error_text + ")" : std::string(),
                       event->error == ECONNREFUSED ? "; nothing listens at that port" : ""));
     }

@@ -1,4 +1,5 @@
 #include "railyard/transports/rstream/listener.h"
+#include "railyard/common/errno_text.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -65,8 +66,8 @@ struct Listener::State {
   std::vector<std::unique_ptr<detail::ChannelCore>> pending;
   UniqueFd poll_set;
 
-  State(const ChannelOptions& options_in, const StreamAddress& requested, fabric::FabricInfo info)
-      : options(options_in),
+  State(ChannelOptions options_in, const StreamAddress& requested, fabric::FabricInfo info)
+      : options(std::move(options_in)),
         fabric(std::make_shared<StreamFabric>(std::move(info))),
         eq(fabric->fabric()),
         endpoint(fabric->fabric(), *fabric->info().get()),
@@ -80,7 +81,7 @@ struct Listener::State {
     }
     if (!poll_set) {
       throw Error("epoll_create1", -errno,
-                  fmt::format("creating the listener's poll set failed: {}", std::strerror(errno)));
+                  fmt::format("creating the listener's poll set failed: {}", errno_text(errno)));
     }
     watch(eq.wait_fd(), EPOLL_CTL_ADD);
   }

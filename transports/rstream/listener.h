@@ -22,8 +22,8 @@ class Listener {
   Listener(std::string_view address, const ChannelOptions& options);
   explicit Listener(std::string_view address);  // options from the environment
   ~Listener();
-  Listener(Listener&&) noexcept;
-  Listener& operator=(Listener&&) noexcept;
+  Listener(Listener&& other) noexcept;
+  Listener& operator=(Listener&& other) noexcept;
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;
 
