@@ -26,10 +26,14 @@
 #include "railyard/common/error.h"
 #include "railyard/common/parse.h"
 #include "railyard/transports/mrail/policy_table.h"
+#include "railyard_tools/report.h"
 #include "subject.h"
 
 namespace railyard::bench {
 namespace {
+
+using tools::median;
+using tools::size_text;
 
 std::vector<std::string> split_list(const std::string& flag, const std::string& text) {
   std::vector<std::string> out;
@@ -40,16 +44,6 @@ std::vector<std::string> split_list(const std::string& flag, const std::string& 
     out.emplace_back(trim(piece));
   }
   return out;
-}
-
-std::string size_text(std::uint64_t size) {
-  if (size >= (1U << 20) && size % (1U << 20) == 0) {
-    return fmt::format("{}M", size >> 20);
-  }
-  if (size >= 1024 && size % 1024 == 0) {
-    return fmt::format("{}K", size >> 10);
-  }
-  return std::to_string(size);
 }
 
 const Measurement* row_for(const SubjectResult& subject, std::uint64_t size) {
@@ -162,11 +156,6 @@ std::optional<RatioSummary> ratio(const std::vector<SubjectResult>& results,
   }
   summary.mean = total / static_cast<double>(summary.count);
   return summary;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values.empty() ? -1 : values[values.size() / 2];
 }
 
 // Per subject and size, the median over rounds; a subject that failed in

@@ -18,11 +18,14 @@
 #include "byte_stream.h"
 #include "railyard/common/parse.h"
 #include "railyard_tools/forked_peer.h"
+#include "railyard_tools/report.h"
 
 namespace railyard::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using tools::median;
+using tools::size_text;
 constexpr std::chrono::seconds kPipeTimeout{120};
 
 struct Settings {
@@ -111,21 +114,6 @@ std::map<std::uint64_t, Figures> measure(StreamKind kind, const Settings& settin
         fmt::format("{} peer process ended with status {}", to_string(kind), status));
   }
   return out;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
-
-std::string size_text(std::uint64_t size) {
-  if (size >= (1U << 20) && size % (1U << 20) == 0) {
-    return fmt::format("{}M", size >> 20);
-  }
-  if (size >= 1024 && size % 1024 == 0) {
-    return fmt::format("{}K", size >> 10);
-  }
-  return std::to_string(size);
 }
 
 int run(int argc, char** argv) {

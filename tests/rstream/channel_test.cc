@@ -19,21 +19,11 @@
 namespace railyard::rstream {
 namespace {
 
+using railyard::testing::bytes_of;
 using railyard::testing::ChannelPair;
 using railyard::testing::quick_options;
+using railyard::testing::receive_text;
 using Clock = std::chrono::steady_clock;
-
-std::span<const std::byte> bytes_of(const std::string& text) {
-  return std::as_bytes(std::span(text.data(), text.size()));
-}
-
-std::string receive_text(Channel& channel, std::size_t size) {
-  std::string out(size, '\0');
-  const IoResult got = channel.receive_all(std::as_writable_bytes(std::span(out)));
-  EXPECT_TRUE(got.ok()) << got.status.to_string();
-  out.resize(got.bytes);
-  return out;
-}
 
 TEST(Channel, PingPong) {
   ChannelPair pair;

@@ -22,6 +22,7 @@ namespace railyard::rstream {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using railyard::testing::bytes_of;
 using railyard::testing::quick_options;
 using tools::ForkedPeer;
 using tools::Pipe;
@@ -83,7 +84,7 @@ TEST(ChannelLifecycle, StoppedPeerIsDetectedByKeepalive) {
   ForkedPeer child([&](Pipe& pipe) {
     Channel channel = Channel::connect(address, quick_options());
     const std::string hello = "ready";
-    if (!channel.send(std::as_bytes(std::span(hello.data(), hello.size()))).ok()) {
+    if (!channel.send(bytes_of(hello)).ok()) {
       throw std::runtime_error("sending ready failed");
     }
     pipe.send_text("sent");
@@ -123,7 +124,7 @@ TEST(ChannelLifecycle, BusyPeerIsNotMistakenForDead) {
       ::usleep(1000);  // busy elsewhere
     }
     const std::string done = "done";
-    if (!channel.send(std::as_bytes(std::span(done.data(), done.size()))).ok()) {
+    if (!channel.send(bytes_of(done)).ok()) {
       throw std::runtime_error("sending done failed");
     }
     if (!channel.close().ok()) {

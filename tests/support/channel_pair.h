@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstddef>
 #include <exception>
 #include <future>
+#include <span>
 #include <string>
 
 #include "railyard/transports/rstream/channel.h"
@@ -21,6 +23,21 @@ inline rstream::ChannelOptions quick_options() {
   options.shutdown_timeout = std::chrono::milliseconds(2000);
   options.keepalive = std::chrono::seconds(2);
   return options;
+}
+
+// A string's bytes, to send.
+inline std::span<const std::byte> bytes_of(const std::string& text) {
+  return std::as_bytes(std::span(text.data(), text.size()));
+}
+
+// Receives exactly `size` bytes as text (fewer if the stream ends), failing
+// the test on an error.
+inline std::string receive_text(rstream::Channel& channel, std::size_t size) {
+  std::string out(size, '\0');
+  const rstream::IoResult got = channel.receive_all(std::as_writable_bytes(std::span(out)));
+  EXPECT_TRUE(got.ok()) << got.status.to_string();
+  out.resize(got.bytes);
+  return out;
 }
 
 struct ChannelPair {

@@ -66,10 +66,7 @@ bool ChannelCore::send_control(ControlMessage message, bool confirm) {
     return false;
   }
   if (rc < 0) {
-    fail(Status(StatusCode::kIoError,
-                fmt::format("rstream channel to {}: sending a {} message failed: {}", peer_name_,
-                            to_string(message.type), fi_strerror(static_cast<int>(-rc))),
-                static_cast<int>(-rc)));
+    fail_post(fmt::format("sending a {} message", to_string(message.type)), rc);
     return false;
   }
   (void)peer_receives_.take_control();
@@ -144,10 +141,7 @@ void ChannelCore::keepalive(Clock::time_point now) {
   if (rc < 0) {
     release_last_op();
     if (rc != -FI_EAGAIN) {
-      fail(Status(StatusCode::kIoError,
-                  fmt::format("rstream channel to {}: posting a keepalive probe failed: {}",
-                              peer_name_, fi_strerror(static_cast<int>(-rc))),
-                  static_cast<int>(-rc)));
+      fail_post("posting a keepalive probe", rc);
     }
     return;
   }

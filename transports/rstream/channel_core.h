@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "railyard/common/status.h"
@@ -143,6 +144,8 @@ class ChannelCore {
   void release_last_op();
   void retire_sends();
   [[nodiscard]] bool can_write() const noexcept;
+  // The peer's mapping covering stream offset `at`, if any.
+  [[nodiscard]] const IomapEntry* peer_mapping_at(std::uint64_t at) const noexcept;
 
   // Receiving and completions (channel_receive.cc).
   void read_completions();
@@ -165,6 +168,11 @@ class ChannelCore {
 
   // Failure and wake-ups (channel_wait.cc).
   void fail(Status status);
+  // Fails the channel because posting `what` returned `rc`.
+  void fail_post(std::string_view what, ssize_t rc);
+  // Why no more stream bytes can go out (the channel's error, or the peer's
+  // disconnect); ok while they can.
+  [[nodiscard]] Status write_failure() const;
   void block_until(Clock::time_point until);
   void update_signal();
 
@@ -184,7 +192,6 @@ class ChannelCore {
   UniqueFd poll_set_;  // epoll set of the queues' fds and signal_
   bool signaled_ = false;
 
-  bool connecting_ = true;
   bool connected_ = false;
   // The peer, once connected.
   ConnectData peer_;

@@ -232,10 +232,7 @@ void ChannelCore::repost(std::size_t slot) {
   const ssize_t rc = fi_recv(endpoint_.get(), receive_buffer(slot), kReceiveSlotSize,
                              region_.descriptor(), FI_ADDR_UNSPEC, &receive_slots_[slot].context);
   if (rc < 0 && !closed_ && !disconnected_) {
-    fail(Status(StatusCode::kIoError,
-                fmt::format("rstream channel to {}: reposting a receive failed: {}", peer_name_,
-                            fi_strerror(static_cast<int>(-rc))),
-                static_cast<int>(-rc)));
+    fail_post("reposting a receive", rc);
   }
 }
 

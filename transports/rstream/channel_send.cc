@@ -73,10 +73,7 @@ std::size_t ChannelCore::write_some(std::span<const std::byte> data) {
         break;
       }
       if (rc < 0) {
-        fail(Status(StatusCode::kIoError,
-                    fmt::format("rstream channel to {}: fi_inject_writedata failed: {}", peer_name_,
-                                fi_strerror(static_cast<int>(-rc))),
-                    static_cast<int>(-rc)));
+        fail_post("fi_inject_writedata", rc);
         break;
       }
       ++counters_.inline_writes;
@@ -96,10 +93,7 @@ std::size_t ChannelCore::write_some(std::span<const std::byte> data) {
       if (rc < 0) {
         release_last_op();
         if (rc != -FI_EAGAIN) {
-          fail(Status(StatusCode::kIoError,
-                      fmt::format("rstream channel to {}: fi_writedata failed: {}", peer_name_,
-                                  fi_strerror(static_cast<int>(-rc))),
-                      static_cast<int>(-rc)));
+          fail_post("fi_writedata", rc);
         }
         break;
       }
@@ -130,14 +124,8 @@ IoResult ChannelCore::send(std::span<const std::byte> data, Blocking blocking) {
   progress();
   std::size_t total = 0;
   while (true) {
-    if (!error_.ok()) {
-      return IoResult::failed(error_, total);
-    }
-    if (disconnected_) {
-      return IoResult::failed(
-          Status(StatusCode::kUnreachable,
-                 fmt::format("rstream peer {} closed the connection", peer_name_)),
-          total);
+    if (Status failure = write_failure(); !failure.ok()) {
+      return IoResult::failed(std::move(failure), total);
     }
     total += write_some(data.subspan(total));
     if (total == data.size()) {
@@ -155,17 +143,20 @@ IoResult ChannelCore::send(std::span<const std::byte> data, Blocking blocking) {
   }
 }
 
+const IomapEntry* ChannelCore::peer_mapping_at(std::uint64_t at) const noexcept {
+  for (const auto& entry : peer_maps_) {
+    if (entry && at >= entry->offset && at - entry->offset < entry->length) {
+      return &*entry;
+    }
+  }
+  return nullptr;
+}
+
 std::size_t ChannelCore::write_iomap(std::span<const std::byte> data, std::uint64_t offset) {
   std::size_t total = 0;
   while (total < data.size() && error_.ok()) {
     const std::uint64_t at = offset + total;
-    const IomapEntry* mapping = nullptr;
-    for (const auto& entry : peer_maps_) {
-      if (entry && at >= entry->offset && at - entry->offset < entry->length) {
-        mapping = &*entry;
-        break;
-      }
-    }
+    const IomapEntry* mapping = peer_mapping_at(at);
     if (mapping == nullptr) {
       break;
     }
@@ -188,10 +179,7 @@ std::size_t ChannelCore::write_iomap(std::span<const std::byte> data, std::uint6
     if (rc < 0) {
       release_last_op();
       if (rc != -FI_EAGAIN) {
-        fail(Status(StatusCode::kIoError,
-                    fmt::format("rstream channel to {}: fi_write to an iomap failed: {}",
-                                peer_name_, fi_strerror(static_cast<int>(-rc))),
-                    static_cast<int>(-rc)));
+        fail_post("fi_write to an iomap", rc);
       }
       break;
     }
@@ -214,24 +202,15 @@ IoResult ChannelCore::iowrite(std::span<const std::byte> data, std::uint64_t off
   progress();
   std::size_t total = 0;
   while (true) {
-    if (!error_.ok()) {
-      return IoResult::failed(error_, total);
-    }
-    if (disconnected_) {
-      return IoResult::failed(
-          Status(StatusCode::kUnreachable,
-                 fmt::format("rstream peer {} closed the connection", peer_name_)),
-          total);
+    if (Status failure = write_failure(); !failure.ok()) {
+      return IoResult::failed(std::move(failure), total);
     }
     total += write_iomap(data.subspan(total), offset + total);
     if (total == data.size()) {
       return IoResult::done(total);
     }
     const std::uint64_t at = offset + total;
-    const bool mapped = std::any_of(peer_maps_.begin(), peer_maps_.end(), [at](const auto& e) {
-      return e && at >= e->offset && at - e->offset < e->length;
-    });
-    if (!mapped) {
+    if (peer_mapping_at(at) == nullptr) {
       return IoResult::failed(
           Status(StatusCode::kInvalidArgument,
                  fmt::format("iowrite to rstream peer {}: no mapping of the peer covers stream "

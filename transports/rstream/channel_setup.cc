@@ -182,7 +182,6 @@ bool ChannelCore::poll_established() {
       accept_peer(event->data);
     }
     connected_ = true;
-    connecting_ = false;
     last_heard_ = Clock::now();
     log::debug(
         "rstream channel to {} connected: rings {} / {} bytes, queues {} / {}, peer ring "

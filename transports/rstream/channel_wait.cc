@@ -5,6 +5,8 @@
 #include <rdma/fi_errno.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -22,6 +24,25 @@ void ChannelCore::fail(Status status) {
   log::warn("{}", status.message());
   error_ = std::move(status);
   update_signal();
+}
+
+void ChannelCore::fail_post(std::string_view what, ssize_t rc) {
+  const int error = static_cast<int>(-rc);
+  fail(Status(
+      StatusCode::kIoError,
+      fmt::format("rstream channel to {}: {} failed: {}", peer_name_, what, fi_strerror(error)),
+      error));
+}
+
+Status ChannelCore::write_failure() const {
+  if (!error_.ok()) {
+    return error_;
+  }
+  if (disconnected_) {
+    return {StatusCode::kUnreachable,
+            fmt::format("rstream peer {} closed the connection", peer_name_)};
+  }
+  return {};
 }
 
 bool ChannelCore::wait_until(const std::function<bool()>& ready, Clock::time_point deadline) {
