@@ -47,6 +47,9 @@ TEST(Channel, PingPong) {
   echo.join();
   EXPECT_EQ(pair.client.counters().bytes_sent, 8000U);
   EXPECT_EQ(pair.server.counters().bytes_received, 8000U);
+  // Small messages never wait for room: the rings stay small.
+  EXPECT_EQ(pair.client.counters().ring_growths, 0U);
+  EXPECT_EQ(pair.server.counters().ring_growths, 0U);
 }
 
 // A stream whose bytes come from a seeded generator, so both ends can
@@ -140,6 +143,70 @@ TEST(Channel, SlowReaderBlocksTheWriterWithoutLoss) {
   EXPECT_GE(took, std::chrono::milliseconds(150)) << "the writer never waited for the reader";
   EXPECT_GT(pair.client.counters().credit_waits, 0U);
   EXPECT_EQ(railyard::testing::first_mismatch(got, 5), std::nullopt);
+}
+
+// Streams `total` bytes of a pattern in 64 KiB writes; the reader peeks
+// before every receive, so peeks that span an outgrown ring and its
+// successor are checked against the bytes then received. Returns the
+// reader's counters.
+ChannelCounters stream_with_peeks(ChannelPair& pair, std::size_t total) {
+  std::vector<std::byte> data(total);
+  railyard::testing::fill_pattern(data, 23);
+  auto writer = std::async(std::launch::async, [&] {
+    for (std::size_t sent = 0; sent < total;) {
+      const auto piece = std::span(data).subspan(sent, std::min<std::size_t>(65536, total - sent));
+      const IoResult r = pair.client.send(piece);
+      if (!r.ok() || r.bytes != piece.size()) {
+        ADD_FAILURE() << r.status.to_string();
+        return;
+      }
+      sent += piece.size();
+    }
+  });
+  std::vector<std::byte> got(total);
+  std::vector<std::byte> peeked(200'000);
+  std::mt19937_64 sizes(3);
+  std::size_t received = 0;
+  std::size_t peek_mismatches = 0;
+  while (received < total) {
+    const std::size_t want = std::min<std::size_t>(1 + sizes() % peeked.size(), total - received);
+    const IoResult p = pair.server.peek(std::span(peeked).first(want));
+    if (!p.ok()) {
+      ADD_FAILURE() << p.status.to_string();
+      break;
+    }
+    const IoResult r = pair.server.receive_all(std::span(got).subspan(received, p.bytes));
+    if (!r.ok() || r.bytes != p.bytes) {
+      ADD_FAILURE() << r.status.to_string();
+      break;
+    }
+    if (std::memcmp(peeked.data(), got.data() + received, p.bytes) != 0) {
+      ++peek_mismatches;
+    }
+    received += r.bytes;
+  }
+  writer.get();
+  EXPECT_EQ(peek_mismatches, 0U);
+  EXPECT_EQ(railyard::testing::first_mismatch(got, 23), std::nullopt);
+  return pair.server.counters();
+}
+
+TEST(Channel, BulkStreamGrowsTheRingsWithoutLossOrReordering) {
+  ChannelPair pair;
+  const ChannelCounters counters = stream_with_peeks(pair, std::size_t{64} << 20);
+  // 32 KiB grows four-fold per step to the 1 MiB maximum: 128K, 512K, 1M.
+  EXPECT_GE(counters.ring_growths, 1U);
+  EXPECT_LE(counters.ring_growths, 3U);
+  EXPECT_EQ(counters.bytes_received, std::size_t{64} << 20);
+}
+
+TEST(Channel, RingsDoNotGrowPastTheirMaximum) {
+  ChannelOptions options = quick_options();
+  options.receive_buffer_max = options.receive_buffer_size;
+  ChannelPair pair(quick_options(), options);
+  const ChannelCounters counters = stream_with_peeks(pair, std::size_t{8} << 20);
+  EXPECT_EQ(counters.ring_growths, 0U);
+  EXPECT_GT(pair.client.counters().credit_waits, 0U);
 }
 
 TEST(Channel, PeekDoesNotConsume) {

@@ -34,6 +34,8 @@ TEST(ChannelOptions, DefaultsFollowTheIssue) {
   const ChannelOptions options;
   EXPECT_EQ(options.send_buffer_size, 32U * 1024);
   EXPECT_EQ(options.receive_buffer_size, 32U * 1024);
+  EXPECT_EQ(options.send_buffer_max, 1U << 20);
+  EXPECT_EQ(options.receive_buffer_max, 1U << 20);
   EXPECT_EQ(options.send_queue_size, 384U);
   EXPECT_EQ(options.receive_queue_size, 384U);
   EXPECT_EQ(options.polling_time.count(), 10);
@@ -56,6 +58,9 @@ TEST(ChannelOptions, EveryInvalidFieldIsRejectedByName) {
       {"send_buffer_size", [](ChannelOptions& o) { o.send_buffer_size = std::size_t{1} << 30; },
        "1073741824"},
       {"receive_buffer_size", [](ChannelOptions& o) { o.receive_buffer_size = 0; }, "0"},
+      {"send_buffer_max", [](ChannelOptions& o) { o.send_buffer_max = 4095; }, "4095"},
+      {"receive_buffer_max",
+       [](ChannelOptions& o) { o.receive_buffer_max = std::size_t{512} << 20; }, "536870912"},
       {"send_queue_size", [](ChannelOptions& o) { o.send_queue_size = 8; }, "8"},
       {"receive_queue_size", [](ChannelOptions& o) { o.receive_queue_size = 70000; }, "70000"},
       {"inline_size", [](ChannelOptions& o) { o.inline_size = 5000; }, "5000"},
@@ -87,7 +92,11 @@ TEST(ChannelOptions, EnvironmentOverridesDefaults) {
   const ScopedEnv d("RAILYARD_RSTREAM_IOMAP_SIZE", "4");
   const ScopedEnv e("RAILYARD_RSTREAM_WAKE_UP_INTERVAL_MS", "50");
   const ScopedEnv f("RAILYARD_RSTREAM_BACKGROUND_PROGRESS", "0");
+  const ScopedEnv g("RAILYARD_RSTREAM_RECEIVE_BUFFER_MAX", "4m");
+  const ScopedEnv h("RAILYARD_RSTREAM_SEND_BUFFER_MAX", "32k");
   const ChannelOptions options = ChannelOptions::from_environment();
+  EXPECT_EQ(options.receive_buffer_max, 4U << 20);
+  EXPECT_EQ(options.send_buffer_max, 32U << 10);
   EXPECT_FALSE(options.background_progress);
   EXPECT_EQ(options.send_buffer_size, 65536U);
   EXPECT_EQ(options.receive_queue_size, 128U);
@@ -102,6 +111,8 @@ TEST(ChannelOptions, EveryInvalidVariableIsRejectedByName) {
       {"RAILYARD_RSTREAM_SEND_BUFFER", "12"},
       {"RAILYARD_RSTREAM_SEND_BUFFER", "lots"},
       {"RAILYARD_RSTREAM_RECEIVE_BUFFER", "1g"},
+      {"RAILYARD_RSTREAM_SEND_BUFFER_MAX", "1k"},
+      {"RAILYARD_RSTREAM_RECEIVE_BUFFER_MAX", "huge"},
       {"RAILYARD_RSTREAM_SEND_QUEUE", "0"},
       {"RAILYARD_RSTREAM_RECEIVE_QUEUE", "-3"},
       {"RAILYARD_RSTREAM_INLINE", "1m"},
@@ -183,7 +194,9 @@ TEST(StreamWire, ConnectDataRoundTripsAndRejectsStrangers) {
 
 TEST(StreamWire, ControlMessagesRoundTripAndRejectGarbage) {
   std::array<std::byte, kControlMaxSize> buffer{};
-  ControlMessage add{ControlType::kIomapAdd, 7, 4096, {}};
+  ControlMessage add = control_message(ControlType::kIomapAdd);
+  add.returned_receives = 7;
+  add.freed_bytes = 4096;
   add.iomap = {2, 1000, 4096, 0xdead'beef, 99};
   const std::size_t length = encode_control(add, buffer.data());
   std::string error;
@@ -198,7 +211,9 @@ TEST(StreamWire, ControlMessagesRoundTripAndRejectGarbage) {
   EXPECT_EQ(back->iomap.address, 0xdead'beefU);
   EXPECT_EQ(back->iomap.key, 99U);
 
-  const ControlMessage credit{ControlType::kCredit, 1, 2, {}};
+  ControlMessage credit = control_message(ControlType::kCredit);
+  credit.returned_receives = 1;
+  credit.freed_bytes = 2;
   EXPECT_EQ(encode_control(credit, buffer.data()), kControlHeaderSize);
   buffer[0] = std::byte{77};
   EXPECT_FALSE(decode_control(std::span(buffer).first(kControlHeaderSize), error));
@@ -207,6 +222,23 @@ TEST(StreamWire, ControlMessagesRoundTripAndRejectGarbage) {
   (void)encode_control(add, buffer.data());
   EXPECT_FALSE(decode_control(std::span(buffer).first(20), error));
   EXPECT_NE(error.find("iomap-add"), std::string::npos) << error;
+
+  ControlMessage grow = control_message(ControlType::kRingGrow);
+  grow.freed_bytes = 512;
+  grow.ring = {128U * 1024, 0x7f00'0000'1000, 42};
+  const std::size_t grow_length = encode_control(grow, buffer.data());
+  const auto grown = decode_control(std::span(buffer).first(grow_length), error);
+  ASSERT_TRUE(grown) << error;
+  EXPECT_EQ(grown->type, ControlType::kRingGrow);
+  EXPECT_EQ(grown->freed_bytes, 512U);
+  EXPECT_EQ(grown->ring.size, 128U * 1024);
+  EXPECT_EQ(grown->ring.address, 0x7f00'0000'1000U);
+  EXPECT_EQ(grown->ring.key, 42U);
+  // A ring smaller than any channel may have is refused.
+  grow.ring.size = 100;
+  (void)encode_control(grow, buffer.data());
+  EXPECT_FALSE(decode_control(std::span(buffer).first(grow_length), error));
+  EXPECT_NE(error.find("100 bytes"), std::string::npos) << error;
 }
 
 TEST(RingSpace, PiecesNeverWrapAndComeBackInOrder) {

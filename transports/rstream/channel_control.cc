@@ -81,14 +81,15 @@ void ChannelCore::announce_if_due() {
     return;
   }
   if (shutdown_pending_ &&
-      send_control(ControlMessage{ControlType::kShutdown, 0, 0, {}}, /*confirm=*/true)) {
+      send_control(control_message(ControlType::kShutdown), /*confirm=*/true)) {
     shutdown_pending_ = false;
   }
+  grow_receive_ring_if_due();
   // Half a queue or half a ring: the peer keeps writing while this message
   // travels, and an announcement costs one of its receives.
   if (unreturned_receives_ * 2 >= receive_slots_.size() ||
-      freed_bytes_ * 2 >= options_.receive_buffer_size) {
-    (void)send_control(ControlMessage{ControlType::kCredit, 0, 0, {}});
+      freed_bytes_ * 2 >= receive_ring_->size()) {
+    (void)send_control(control_message(ControlType::kCredit));
   }
 }
 
@@ -158,8 +159,13 @@ Status ChannelCore::shutdown(ShutdownHow how) {
   if (how != ShutdownHow::kWrite && !read_shut_) {
     read_shut_ = true;
     // What was received and not read is dropped, and its room returned.
-    freed_bytes_ += receive_ring_space_.used();
-    (void)receive_ring_space_.give_back(receive_ring_space_.used());
+    for (RegisteredRing* ring : {draining_ring_.get(), receive_ring_.get()}) {
+      if (ring != nullptr) {
+        freed_bytes_ += ring->space().used();
+        (void)ring->space().give_back(ring->space().used());
+      }
+    }
+    release_drained_ring();
     announce_if_due();
   }
   if (how != ShutdownHow::kRead) {
@@ -179,7 +185,9 @@ Status ChannelCore::shutdown(ShutdownHow how) {
               fmt::format("shutdown of rstream channel to {}: the peer did not take the end of "
                           "the stream within {} ms ({} bytes still queued; is its process "
                           "stopped or not calling into railyard?)",
-                          peer_name_, options_.shutdown_timeout.count(), send_ring_space_.used())};
+                          peer_name_, options_.shutdown_timeout.count(),
+                          send_ring_->space().used() +
+                              (old_send_ring_ ? old_send_ring_->space().used() : 0))};
     }
   }
   if (how == ShutdownHow::kBoth && !disconnected_) {
@@ -243,7 +251,7 @@ Status ChannelCore::map(void* buffer, std::size_t length, std::uint64_t offset) 
                                               "bytes: {}",
                                               peer_name_, length, e.what())};
   }
-  ControlMessage message{ControlType::kIomapAdd, 0, 0, {}};
+  ControlMessage message = control_message(ControlType::kIomapAdd);
   message.iomap.slot = static_cast<std::uint32_t>(*free_slot);
   message.iomap.offset = offset;
   message.iomap.length = length;
@@ -270,7 +278,7 @@ Status ChannelCore::unmap(std::uint64_t offset) {
     if (!mapping || mapping->offset != offset) {
       continue;
     }
-    ControlMessage message{ControlType::kIomapRemove, 0, 0, {}};
+    ControlMessage message = control_message(ControlType::kIomapRemove);
     message.iomap.slot = static_cast<std::uint32_t>(slot);
     Status status;
     if (connected_ && !disconnected_ && error_.ok()) {

@@ -47,6 +47,10 @@ void ChannelOptions::validate() const {
                            Limits::kMaxBuffer, " bytes");
   check_range<std::size_t>("receive_buffer_size", receive_buffer_size, Limits::kMinBuffer,
                            Limits::kMaxBuffer, " bytes");
+  check_range<std::size_t>("send_buffer_max", send_buffer_max, Limits::kMinBuffer,
+                           Limits::kMaxBuffer, " bytes");
+  check_range<std::size_t>("receive_buffer_max", receive_buffer_max, Limits::kMinBuffer,
+                           Limits::kMaxBuffer, " bytes");
   check_range<std::size_t>("send_queue_size", send_queue_size, Limits::kMinQueue, Limits::kMaxQueue,
                            " entries");
   check_range<std::size_t>("receive_queue_size", receive_queue_size, Limits::kMinQueue,
@@ -88,6 +92,10 @@ ChannelOptions ChannelOptions::from_environment() {
   size("RAILYARD_RSTREAM_SEND_BUFFER", options.send_buffer_size, Limits::kMinBuffer,
        Limits::kMaxBuffer);
   size("RAILYARD_RSTREAM_RECEIVE_BUFFER", options.receive_buffer_size, Limits::kMinBuffer,
+       Limits::kMaxBuffer);
+  size("RAILYARD_RSTREAM_SEND_BUFFER_MAX", options.send_buffer_max, Limits::kMinBuffer,
+       Limits::kMaxBuffer);
+  size("RAILYARD_RSTREAM_RECEIVE_BUFFER_MAX", options.receive_buffer_max, Limits::kMinBuffer,
        Limits::kMaxBuffer);
   size("RAILYARD_RSTREAM_INLINE", options.inline_size, 0, Limits::kMaxInline);
   if (const auto v = count("RAILYARD_RSTREAM_SEND_QUEUE", Limits::kMinQueue, Limits::kMaxQueue)) {

@@ -20,6 +20,14 @@ struct ChannelOptions {
   // receive ring) and bytes of the receive ring the peer writes into.
   std::size_t send_buffer_size = std::size_t{32} * 1024;
   std::size_t receive_buffer_size = std::size_t{32} * 1024;
+  // How far those rings may grow while a stream runs, as TCP's buffers do
+  // (tcp_rmem/tcp_wmem's maximum): a writer that keeps waiting for room in
+  // the peer's ring tells it so, and the peer offers a ring four times as
+  // large, up to its receive_buffer_max; the writer's send ring follows, up
+  // to its send_buffer_max. A maximum no larger than the size turns growth
+  // off. Control traffic never waits for room and keeps the small rings.
+  std::size_t send_buffer_max = std::size_t{1} << 20;
+  std::size_t receive_buffer_max = std::size_t{1} << 20;
   // Work queue depths; a few entries of each are kept for control messages.
   std::size_t send_queue_size = 384;
   std::size_t receive_queue_size = 384;

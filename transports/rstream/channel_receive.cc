@@ -35,18 +35,24 @@ void ChannelCore::progress() {
   if (!connected_ || closed_) {
     return;
   }
-  read_completions();
-  read_events();
+  // Reading the event queue costs the provider another progress pass (a
+  // system call with tcp), so it waits until the completions run dry: a
+  // disconnect shows there first anyway, as failed or flushed operations.
+  if (read_completions() == 0) {
+    read_events();
+  }
   announce_if_due();
   update_signal();
 }
 
-void ChannelCore::read_completions() {
+std::size_t ChannelCore::read_completions() {
   std::array<fi_cq_tagged_entry, 16> entries{};
+  std::size_t total = 0;
   while (true) {
     const long count = cq_.read(entries);
     if (count == -FI_EAVAIL) {
       on_completion_error();
+      ++total;
       continue;
     }
     if (count < 0) {
@@ -54,13 +60,14 @@ void ChannelCore::read_completions() {
                   fmt::format("rstream channel to {}: fi_cq_read failed: {}", peer_name_,
                               fi_strerror(static_cast<int>(-count))),
                   static_cast<int>(-count)));
-      return;
+      return total;
     }
     for (long i = 0; i < count; ++i) {
       on_completion(entries[static_cast<std::size_t>(i)]);
     }
+    total += static_cast<std::size_t>(count);
     if (static_cast<std::size_t>(count) < entries.size()) {
-      return;
+      return total;
     }
   }
 }
@@ -162,20 +169,28 @@ void ChannelCore::read_events() {
 }
 
 void ChannelCore::on_data(std::uint64_t immediate) {
-  const std::uint64_t length = immediate & 0xFFFFFFFFU;
+  const std::uint64_t length = immediate & kMaxWriteLength;
   ++unreturned_receives_;
   last_heard_ = Clock::now();
-  if (length == 0 || length > kMaxWriteLength || !receive_ring_space_.take(length)) {
+  RegisteredRing* ring = ring_written(immediate);
+  if (ring == nullptr) {
+    return;
+  }
+  if (length == 0 || !ring->space().take(length)) {
     fail(Status(StatusCode::kIoError,
                 fmt::format("rstream protocol error: peer {} wrote {} bytes where the receive "
                             "ring had {} contiguous bytes free",
-                            peer_name_, length, receive_ring_space_.contiguous_free())));
+                            peer_name_, length, ring->space().contiguous_free())));
     return;
   }
+  if ((immediate & kWriteStalledBit) != 0) {
+    ++stall_hints_;
+  }
   if (read_shut_) {
-    (void)receive_ring_space_.give_back(length);
+    (void)ring->space().give_back(length);
     freed_bytes_ += length;
   }
+  release_drained_ring();
 }
 
 void ChannelCore::on_control(std::size_t slot, std::size_t length) {
@@ -194,12 +209,12 @@ void ChannelCore::on_control(std::size_t slot, std::size_t length) {
     return;
   }
   if (!peer_receives_.give_back(message->returned_receives) ||
-      !remote_ring_.give_back(message->freed_bytes)) {
+      !take_ring_credit(message->freed_bytes)) {
     fail(Status(StatusCode::kIoError,
                 fmt::format("rstream protocol error: peer {} returned {} receives and {} ring "
                             "bytes, more than it was given ({} and {})",
                             peer_name_, message->returned_receives, message->freed_bytes,
-                            peer_receives_.in_use(), remote_ring_.used())));
+                            peer_receives_.in_use(), remote_ring_.used() + old_remote_bytes_)));
     return;
   }
   switch (message->type) {
@@ -207,6 +222,9 @@ void ChannelCore::on_control(std::size_t slot, std::size_t length) {
       break;
     case ControlType::kShutdown:
       peer_write_shut_ = true;
+      break;
+    case ControlType::kRingGrow:
+      on_ring_grant(message->ring);
       break;
     case ControlType::kIomapAdd:
     case ControlType::kIomapRemove:
@@ -238,25 +256,40 @@ void ChannelCore::repost(std::size_t slot) {
 
 std::size_t ChannelCore::copy_out(std::span<std::byte> out, bool consume) {
   std::size_t copied = 0;
-  std::size_t tail = receive_ring_space_.tail();
-  std::size_t left = std::min(out.size(), receive_ring_space_.used());
-  while (left > 0) {
-    const std::size_t piece = std::min(left, options_.receive_buffer_size - tail);
-    std::memcpy(out.data() + copied, receive_ring() + tail, piece);
-    copied += piece;
-    left -= piece;
-    tail = (tail + piece) % options_.receive_buffer_size;
+  // A replaced ring holds the older bytes.
+  for (RegisteredRing* ring : {draining_ring_.get(), receive_ring_.get()}) {
+    if (ring == nullptr) {
+      continue;
+    }
+    RingSpace& space = ring->space();
+    const std::size_t start = copied;
+    std::size_t tail = space.tail();
+    std::size_t left = std::min(out.size() - copied, space.used());
+    while (left > 0) {
+      const std::size_t piece = std::min(left, space.size() - tail);
+      std::memcpy(out.data() + copied, ring->data() + tail, piece);
+      copied += piece;
+      left -= piece;
+      tail = (tail + piece) % space.size();
+    }
+    if (consume) {
+      (void)space.give_back(copied - start);
+    }
   }
   if (consume) {
-    (void)receive_ring_space_.give_back(copied);
     freed_bytes_ += copied;
     counters_.bytes_received += copied;
+    release_drained_ring();
   }
   return copied;
 }
 
+std::size_t ChannelCore::unread_bytes() const noexcept {
+  return receive_ring_->space().used() + (draining_ring_ ? draining_ring_->space().used() : 0);
+}
+
 bool ChannelCore::readable() const noexcept {
-  return receive_ring_space_.used() > 0 || peer_write_shut_ || read_shut_ || !error_.ok();
+  return unread_bytes() > 0 || peer_write_shut_ || read_shut_ || !error_.ok();
 }
 
 IoResult ChannelCore::receive(std::span<std::byte> out, Blocking blocking, bool peek,
@@ -275,7 +308,7 @@ IoResult ChannelCore::receive(std::span<std::byte> out, Blocking blocking, bool 
     if (read_shut_) {
       return IoResult::eof(total);
     }
-    if (receive_ring_space_.used() > 0) {
+    if (unread_bytes() > 0) {
       total += copy_out(out.subspan(total), !peek);
       if (peek || !wait_all || total == out.size()) {
         announce_if_due();

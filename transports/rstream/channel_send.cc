@@ -11,14 +11,6 @@
 #include "railyard/transports/rstream/channel_core.h"
 
 namespace railyard::rstream::detail {
-namespace {
-
-// Larger writes are cut so that copying one piece into the send ring
-// overlaps with the provider sending the previous one.
-constexpr std::size_t kMaxPiece = std::size_t{64} * 1024;
-
-}  // namespace
-
 SendOp* ChannelCore::acquire_op(SendKind kind) {
   const bool data = kind == SendKind::kRing || kind == SendKind::kIomap;
   if (data ? !send_slots_.take_data() : !send_slots_.take_control()) {
@@ -41,7 +33,7 @@ void ChannelCore::release_last_op() {
 void ChannelCore::retire_sends() {
   while (ops_used_ > 0 && ops_[ops_tail_].done) {
     SendOp& op = ops_[ops_tail_];
-    (void)send_ring_space_.give_back(op.staged);
+    release_staged(op);
     if (op.kind == SendKind::kControl) {
       free_control_buffers_.push_back(op.control_buffer);
     }
@@ -53,22 +45,24 @@ void ChannelCore::retire_sends() {
 
 bool ChannelCore::can_write() const noexcept {
   return connected_ && peer_receives_.can_take_data() && remote_ring_.contiguous_free() > 0 &&
-         send_slots_.can_take_data() && send_ring_space_.contiguous_free() > 0;
+         send_slots_.can_take_data() && send_ring_->space().contiguous_free() > 0;
 }
 
 std::size_t ChannelCore::write_some(std::span<const std::byte> data) {
+  grow_send_ring_if_due();
   std::size_t total = 0;
   while (total < data.size() && error_.ok() && peer_receives_.can_take_data()) {
     const auto rest = data.subspan(total);
-    std::size_t length = std::min({rest.size(), remote_ring_.contiguous_free(), kMaxPiece});
+    std::size_t length = std::min({rest.size(), remote_ring_.contiguous_free(), piece_limit_});
     if (length == 0) {
       break;
     }
     const std::uint64_t target = peer_.ring_address + remote_ring_.head();
     if (length == rest.size() && length <= inject_limit_) {
       // Small and last: straight from the caller's buffer, no completion.
-      const ssize_t rc = fi_inject_writedata(endpoint_.get(), rest.data(), length, length,
-                                             FI_ADDR_UNSPEC, target, peer_.ring_key);
+      const ssize_t rc =
+          fi_inject_writedata(endpoint_.get(), rest.data(), length, ring_write_data(length),
+                              FI_ADDR_UNSPEC, target, peer_.ring_key);
       if (rc == -FI_EAGAIN) {
         break;
       }
@@ -78,7 +72,8 @@ std::size_t ChannelCore::write_some(std::span<const std::byte> data) {
       }
       ++counters_.inline_writes;
     } else {
-      length = std::min(length, send_ring_space_.contiguous_free());
+      RingSpace& space = send_ring_->space();
+      length = std::min(length, space.contiguous_free());
       if (length == 0) {
         break;
       }
@@ -86,9 +81,10 @@ std::size_t ChannelCore::write_some(std::span<const std::byte> data) {
       if (op == nullptr) {
         break;
       }
-      std::byte* staged = send_ring() + send_ring_space_.head();
+      std::byte* staged = send_ring_->data() + space.head();
       std::memcpy(staged, rest.data(), length);
-      const ssize_t rc = fi_writedata(endpoint_.get(), staged, length, region_.descriptor(), length,
+      const ssize_t rc = fi_writedata(endpoint_.get(), staged, length,
+                                      send_ring_->region().descriptor(), ring_write_data(length),
                                       FI_ADDR_UNSPEC, target, peer_.ring_key, &op->context);
       if (rc < 0) {
         release_last_op();
@@ -97,9 +93,11 @@ std::size_t ChannelCore::write_some(std::span<const std::byte> data) {
         }
         break;
       }
-      (void)send_ring_space_.take(length);
+      (void)space.take(length);
       op->staged = length;
+      op->send_ring = send_ring_generation_;
     }
+    peer_ring_stall_ = false;
     (void)remote_ring_.take(length);
     (void)peer_receives_.take_data();
     total += length;
@@ -134,6 +132,7 @@ IoResult ChannelCore::send(std::span<const std::byte> data, Blocking blocking) {
       return IoResult::done(total);
     }
     ++counters_.credit_waits;
+    note_write_stall();
     if (blocking == Blocking::kNonBlocking) {
       want_write_ = true;
       update_signal();
@@ -163,7 +162,7 @@ std::size_t ChannelCore::write_iomap(std::span<const std::byte> data, std::uint6
     const auto rest = data.subspan(total);
     const std::uint64_t in_mapping = mapping->length - (at - mapping->offset);
     const auto length = static_cast<std::size_t>(std::min<std::uint64_t>(
-        {rest.size(), in_mapping, kMaxPiece, send_ring_space_.contiguous_free()}));
+        {rest.size(), in_mapping, piece_limit_, send_ring_->space().contiguous_free()}));
     if (length == 0) {
       break;
     }
@@ -171,10 +170,10 @@ std::size_t ChannelCore::write_iomap(std::span<const std::byte> data, std::uint6
     if (op == nullptr) {
       break;
     }
-    std::byte* staged = send_ring() + send_ring_space_.head();
+    std::byte* staged = send_ring_->data() + send_ring_->space().head();
     std::memcpy(staged, rest.data(), length);
     const ssize_t rc =
-        fi_write(endpoint_.get(), staged, length, region_.descriptor(), FI_ADDR_UNSPEC,
+        fi_write(endpoint_.get(), staged, length, send_ring_->region().descriptor(), FI_ADDR_UNSPEC,
                  mapping->address + (at - mapping->offset), mapping->key, &op->context);
     if (rc < 0) {
       release_last_op();
@@ -183,8 +182,9 @@ std::size_t ChannelCore::write_iomap(std::span<const std::byte> data, std::uint6
       }
       break;
     }
-    (void)send_ring_space_.take(length);
+    (void)send_ring_->space().take(length);
     op->staged = length;
+    op->send_ring = send_ring_generation_;
     total += length;
     ++counters_.iomap_writes;
   }
@@ -223,7 +223,7 @@ IoResult ChannelCore::iowrite(std::span<const std::byte> data, std::uint64_t off
     }
     wait_until(
         [this] {
-          return (send_slots_.can_take_data() && send_ring_space_.contiguous_free() > 0) ||
+          return (send_slots_.can_take_data() && send_ring_->space().contiguous_free() > 0) ||
                  disconnected_;
         },
         Clock::time_point::max());

@@ -20,8 +20,8 @@ namespace railyard::rstream::detail {
 namespace {
 
 std::size_t region_size(const ChannelOptions& options) {
-  return options.send_buffer_size + options.receive_buffer_size + kProbeSize + kProbeSize +
-         kControlBuffers * kReceiveSlotSize + options.receive_queue_size * kReceiveSlotSize;
+  return kProbeSize + kControlBuffers * kReceiveSlotSize +
+         options.receive_queue_size * kReceiveSlotSize;
 }
 
 void add_to_poll_set(int poll_set, int fd) {
@@ -51,8 +51,6 @@ ChannelCore::ChannelCore(std::shared_ptr<StreamFabric> fabric, fi_info& endpoint
       eq_(fabric_->fabric()),
       cq_(fabric_->domain(), options_.send_queue_size + options_.receive_queue_size),
       endpoint_(fabric_->domain(), endpoint_info),
-      send_ring_space_(options_.send_buffer_size),
-      receive_ring_space_(options_.receive_buffer_size),
       send_slots_(options_.send_queue_size, kReservedSendSlots),
       ops_(options_.send_queue_size),
       receive_slots_(options_.receive_queue_size),
@@ -60,12 +58,14 @@ ChannelCore::ChannelCore(std::shared_ptr<StreamFabric> fabric, fi_info& endpoint
   endpoint_.bind(eq_);
   endpoint_.bind(cq_);
   endpoint_.enable();
-  region_ =
-      fabric::MemoryRegion(fabric_->domain(), memory_.get(), memory_size_,
-                           FI_SEND | FI_RECV | FI_WRITE | FI_REMOTE_WRITE, fabric_->next_key());
+  region_ = fabric::MemoryRegion(fabric_->domain(), memory_.get(), memory_size_,
+                                 FI_SEND | FI_RECV | FI_WRITE, fabric_->next_key());
   if (limits().mr_endpoint()) {
     region_.bind_and_enable(endpoint_);
   }
+  send_ring_ = make_ring(options_.send_buffer_size, 0, FI_WRITE);
+  // The word after the receive ring takes the peer's keepalive probes.
+  receive_ring_ = make_ring(options_.receive_buffer_size, kProbeSize, FI_REMOTE_WRITE);
   for (std::size_t i = 0; i < kControlBuffers; ++i) {
     free_control_buffers_.push_back(i);
   }
@@ -101,10 +101,6 @@ ChannelCore::~ChannelCore() {
   }
 }
 
-std::byte* ChannelCore::probe_source() const noexcept {
-  return receive_ring() + options_.receive_buffer_size + kProbeSize;
-}
-
 std::byte* ChannelCore::control_buffer(std::size_t index) const noexcept {
   return probe_source() + kProbeSize + index * kReceiveSlotSize;
 }
@@ -113,19 +109,13 @@ std::byte* ChannelCore::receive_buffer(std::size_t index) const noexcept {
   return control_buffer(kControlBuffers) + index * kReceiveSlotSize;
 }
 
-std::uint64_t ChannelCore::local_address(const void* where) const noexcept {
-  const auto* byte = static_cast<const std::byte*>(where);
-  return limits().mr_virt_addr() ? reinterpret_cast<std::uint64_t>(byte)
-                                 : static_cast<std::uint64_t>(byte - memory_.get());
-}
-
 ConnectData ChannelCore::connect_data() const {
   ConnectData data;
   data.receive_credits = static_cast<std::uint16_t>(receive_slots_.size());
   data.iomap_slots = static_cast<std::uint16_t>(options_.iomap_size);
-  data.ring_size = static_cast<std::uint32_t>(options_.receive_buffer_size);
-  data.ring_address = local_address(receive_ring());
-  data.ring_key = region_.key();
+  data.ring_size = static_cast<std::uint32_t>(receive_ring_->size());
+  data.ring_address = ring_address(*receive_ring_);
+  data.ring_key = receive_ring_->region().key();
   return data;
 }
 
@@ -137,6 +127,7 @@ void ChannelCore::accept_peer(std::span<const std::byte> data) {
   }
   peer_ = *peer;
   remote_ring_ = RingSpace(peer_.ring_size);
+  update_piece_limit();
   peer_receives_ = Credits(peer_.receive_credits, kReservedPeerReceives);
   peer_maps_.resize(peer_.iomap_slots);
 }

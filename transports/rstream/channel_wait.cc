@@ -93,7 +93,7 @@ void ChannelCore::block_until(Clock::time_point until) {
 }
 
 void ChannelCore::update_signal() {
-  if (!signal_) {
+  if (!signal_ || !signal_used_.load(std::memory_order_relaxed)) {
     return;
   }
   const bool want = readable() || disconnected_ || (want_write_ && can_write());
@@ -110,6 +110,8 @@ void ChannelCore::update_signal() {
 }
 
 Readiness ChannelCore::readiness() {
+  // Whoever asks may poll the descriptor next.
+  signal_used_.store(true, std::memory_order_relaxed);
   Readiness state;
   for (int attempt = 0; attempt < 4; ++attempt) {
     progress();

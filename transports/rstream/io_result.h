@@ -57,6 +57,7 @@ struct ChannelCounters {
   std::uint64_t control_received = 0;
   std::uint64_t credit_waits = 0;  // times a send found no room or no credit at the peer
   std::uint64_t keepalive_probes = 0;
+  std::uint64_t ring_growths = 0;  // larger receive rings offered to the peer
 };
 
 }  // namespace railyard::rstream

@@ -70,6 +70,10 @@ std::optional<ConnectData> decode_connect_data(std::span<const std::byte> blob,
   return data;
 }
 
+namespace {
+constexpr std::size_t kRingGrowBody = 24;
+}  // namespace
+
 std::size_t encode_control(const ControlMessage& message, std::byte* out) noexcept {
   store_le(out, static_cast<std::uint8_t>(message.type), 1);
   store_le(out + 1, 0, 1);
@@ -87,6 +91,12 @@ std::size_t encode_control(const ControlMessage& message, std::byte* out) noexce
     case ControlType::kIomapRemove:
       store_le(out + 8, message.iomap.slot, 4);
       return kControlHeaderSize + 4;
+    case ControlType::kRingGrow:
+      store_le(out + 8, message.ring.size, 4);
+      store_le(out + 12, 0, 4);
+      store_le(out + 16, message.ring.address, 8);
+      store_le(out + 24, message.ring.key, 8);
+      return kControlHeaderSize + kRingGrowBody;
     case ControlType::kCredit:
     case ControlType::kShutdown:
       break;
@@ -118,6 +128,9 @@ std::optional<ControlMessage> decode_control(std::span<const std::byte> message,
     case static_cast<std::uint8_t>(ControlType::kIomapRemove):
       body = 4;
       break;
+    case static_cast<std::uint8_t>(ControlType::kRingGrow):
+      body = kRingGrowBody;
+      break;
     default:
       error = fmt::format("control message of unknown type {}", type);
       return std::nullopt;
@@ -127,6 +140,18 @@ std::optional<ControlMessage> decode_control(std::span<const std::byte> message,
     error = fmt::format("{} control message of {} bytes, expected {}", to_string(out.type),
                         message.size(), kControlHeaderSize + body);
     return std::nullopt;
+  }
+  if (out.type == ControlType::kRingGrow) {
+    out.ring.size = reader.u32();
+    reader.u32();
+    out.ring.address = reader.u64();
+    out.ring.key = reader.u64();
+    if (out.ring.size < ChannelLimits::kMinBuffer || out.ring.size > ChannelLimits::kMaxBuffer) {
+      error = fmt::format("ring-grow message offers a ring of {} bytes, expected {} to {}",
+                          out.ring.size, ChannelLimits::kMinBuffer, ChannelLimits::kMaxBuffer);
+      return std::nullopt;
+    }
+    return out;
   }
   if (body != 0) {
     out.iomap.slot = reader.u32();
@@ -151,6 +176,8 @@ const char* to_string(ControlType type) noexcept {
       return "iomap-add";
     case ControlType::kIomapRemove:
       return "iomap-remove";
+    case ControlType::kRingGrow:
+      return "ring-grow";
   }
   return "unknown";
 }
