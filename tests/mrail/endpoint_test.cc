@@ -9,6 +9,7 @@
 #include "endpoint_pair.h"
 #include "pattern.h"
 #include "railyard/common/error.h"
+#include "railyard/topology/local_rails.h"
 #include "railyard/transports/mrail/wire.h"
 #include "scoped_env.h"
 
@@ -362,11 +363,20 @@ TEST(Endpoint, PeersMayListTheirRailsInAnotherOrderAndCount) {
   }
 }
 
-TEST(Endpoint, WithoutRailAddressesOneRailOnTheDefaultInterfaceCarriesTraffic) {
+TEST(Endpoint, WithoutRailAddressesTheTopologysNicsCarryTraffic) {
   testing::ScopedEnv unset("FI_OFI_MRAIL_ADDR", nullptr);
   testing::ScopedEnv unset_old("FI_OFI_MRAIL_ADDR_STRC", nullptr);
-  Endpoint endpoint{Options::from_environment()};
-  ASSERT_EQ(endpoint.rail_count(), 1U);
+  testing::ScopedEnv no_topology("RAILYARD_TOPOLOGY", nullptr);
+  const Options options = Options::from_environment();
+  // The NICs the mapping gives this (only) local rank, home rail first.
+  const auto expected = topology::rails_for_this_process().mapping.rails;
+  ASSERT_EQ(options.rails.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(options.rails[i], expected[i].name);
+  }
+  EXPECT_EQ(options.home_rail, std::optional<std::size_t>(0));
+  Endpoint endpoint{options};
+  ASSERT_EQ(endpoint.rail_count(), expected.size());
   // An endpoint may address itself: a message to its own address arrives.
   const PeerId self = endpoint.insert_peer(endpoint.address());
   std::vector<std::byte> out(300000);

@@ -143,7 +143,8 @@ Endpoint::Endpoint(Options options)
                         fmt::format("expected a rail index below {}", rails_.size()));
     }
     home_rail_ = *options_.home_rail;
-    home_reason = "set by the caller";
+    home_reason =
+        options_.home_rail_reason.empty() ? "set by the caller" : options_.home_rail_reason;
   } else {
     const LocalRank local = local_rank_from_environment();
     home_rail_ = local.rank % rails_.size();

@@ -9,6 +9,7 @@
 #include "railyard/common/error.h"
 #include "railyard/common/parse.h"
 #include "railyard/transports/mrail/rail_addresses.h"
+#include "railyard/transports/mrail/rail_choice.h"
 #include "railyard/transports/rail_options.h"
 
 namespace railyard::mrail {
@@ -34,7 +35,10 @@ std::vector<double> parse_rail_weights(std::string_view input, std::string_view 
 
 Options Options::from_environment() {
   Options options;
-  options.rails = rail_addresses_from_environment();
+  RailChoice rails = rails_from_environment();
+  options.rails = std::move(rails.rails);
+  options.home_rail = rails.home_rail;
+  options.home_rail_reason = std::move(rails.home_reason);
   options.policies = PolicyTable::from_environment();
   if (const auto text = env::get("RAILYARD_RAIL_WEIGHTS")) {
     options.rail_weights = parse_rail_weights("RAILYARD_RAIL_WEIGHTS", *text);

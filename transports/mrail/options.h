@@ -26,7 +26,8 @@ enum class RegistrationCacheMode {
 
 struct Options {
   // One rail per entry (see rail_addresses.h); "" is the provider's default
-  // interface. Default: FI_OFI_MRAIL_ADDR.
+  // interface. Default: FI_OFI_MRAIL_ADDR, or when unset the NICs the
+  // topology maps to this local rank (rail_choice.h).
   std::vector<std::string> rails{std::string()};
   // libfabric provider for every rail. Default: RAILYARD_PROVIDER or tcp;ofi_rxm.
   std::string provider;
@@ -50,8 +51,12 @@ struct Options {
   std::uint32_t send_buffers = 64;
   // Messages a peer may send ahead of the receiver's progress; a power of two.
   std::uint32_t window = 256;
-  // The rail `fixed` uses. Default: local rank (see local_rank.h) modulo rails.
+  // The rail `fixed` uses. Unset: local rank (see local_rank.h) modulo
+  // rails. From the environment without FI_OFI_MRAIL_ADDR: 0, the nearest
+  // NIC the topology gave this rank.
   std::optional<std::size_t> home_rail;
+  // Why home_rail, for the log ("set by the caller" when empty).
+  std::string home_rail_reason;
   // How long each rail lets a post the provider keeps refusing wait before
   // it fails (see RailOptions::post_timeout). Default: RAILYARD_POST_TIMEOUT_MS.
   std::chrono::milliseconds post_timeout{10000};
