@@ -1,7 +1,10 @@
 #include "railyard/common/local_rank.h"
 
+#include <algorithm>
 #include <array>
+#include <charconv>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -10,6 +13,65 @@
 #include "railyard/common/parse.h"
 
 namespace railyard {
+namespace {
+
+// A plain decimal count, nothing else.
+std::optional<std::uint64_t> decimal(std::string_view text) {
+  std::uint64_t value = 0;
+  const auto* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+}  // namespace
+
+unsigned slurm_tasks_on_node(std::string_view text, unsigned node) {
+  constexpr const char* kExpected =
+      "expected Slurm's tasks-per-node list: comma separated counts, each optionally repeated "
+      "as N(xM), e.g. 2(x3),1";
+  std::uint64_t index = 0;
+  std::optional<unsigned> found;
+  std::string_view rest = text;
+  while (true) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view entry = rest.substr(0, comma);
+    const std::size_t paren = entry.find('(');
+    std::uint64_t repeat = 1;
+    std::string_view count_text = entry.substr(0, paren);
+    if (paren != std::string_view::npos) {
+      const std::string_view repeat_text = entry.substr(paren);
+      if (repeat_text.size() < 4 || repeat_text.substr(0, 2) != "(x" || repeat_text.back() != ')') {
+        throw ConfigError("SLURM_TASKS_PER_NODE", std::string(text), kExpected);
+      }
+      const auto parsed = decimal(repeat_text.substr(2, repeat_text.size() - 3));
+      if (!parsed || *parsed == 0) {
+        throw ConfigError("SLURM_TASKS_PER_NODE", std::string(text), kExpected);
+      }
+      repeat = *parsed;
+    }
+    const auto count = decimal(count_text);
+    if (!count || *count == 0 || *count > std::numeric_limits<unsigned>::max()) {
+      throw ConfigError("SLURM_TASKS_PER_NODE", std::string(text), kExpected);
+    }
+    // The whole list is checked, not just up to this node's entry.
+    if (!found && node < index + repeat) {
+      found = static_cast<unsigned>(*count);
+    }
+    index += std::min<std::uint64_t>(repeat, std::uint64_t{node} + 1);
+    if (comma == std::string_view::npos) {
+      break;
+    }
+    rest.remove_prefix(comma + 1);
+  }
+  if (found) {
+    return *found;
+  }
+  throw ConfigError("SLURM_TASKS_PER_NODE", std::string(text),
+                    fmt::format("expected an entry for node {} (SLURM_NODEID)", node));
+}
 
 LocalRank local_rank_from_environment() {
   struct Source {
@@ -33,6 +95,14 @@ LocalRank local_rank_from_environment() {
     out.rank = static_cast<unsigned>(parse_uint(source.rank, *rank_text, 0, kMax));
     if (const auto size_text = env::get(source.size)) {
       out.size = static_cast<unsigned>(parse_uint(source.size, *size_text, 1, kMax));
+    } else if (const auto tasks = env::get("SLURM_TASKS_PER_NODE");
+               tasks && std::string_view(source.rank) == "SLURM_LOCALID") {
+      // Set whatever the allocation; SLURM_NTASKS_PER_NODE only with
+      // --ntasks-per-node.
+      const auto node_text = env::get("SLURM_NODEID");
+      const unsigned node =
+          node_text ? static_cast<unsigned>(parse_uint("SLURM_NODEID", *node_text, 0, kMax)) : 0;
+      out.size = slurm_tasks_on_node(*tasks, node);
     } else {
       out.size = out.rank + 1;
     }

@@ -260,6 +260,24 @@ TEST(EndpointOptions, LocalRankVariablesAreChecked) {
   EXPECT_THROW((void)local_rank_from_environment(), ConfigError);
 }
 
+TEST(EndpointOptions, SlurmTasksPerNodeGivesTheLocalSize) {
+  EXPECT_EQ(slurm_tasks_on_node("4", 0), 4U);
+  EXPECT_EQ(slurm_tasks_on_node("2(x3),1", 2), 2U);
+  EXPECT_EQ(slurm_tasks_on_node("2(x3),1", 3), 1U);
+  EXPECT_EQ(slurm_tasks_on_node("8,16(x2)", 2), 16U);
+  for (const char* bad : {"", "2(x0)", "2(3)", "x", "2,,1", "0", "2(x3"}) {
+    EXPECT_THROW((void)slurm_tasks_on_node(bad, 0), ConfigError) << bad;
+  }
+  EXPECT_THROW((void)slurm_tasks_on_node("2(x3),1", 4), ConfigError);
+  testing::ScopedEnv rank("SLURM_LOCALID", "5");
+  testing::ScopedEnv no_size("SLURM_NTASKS_PER_NODE", nullptr);
+  testing::ScopedEnv tasks("SLURM_TASKS_PER_NODE", "4,8(x2)");
+  testing::ScopedEnv node("SLURM_NODEID", "1");
+  const LocalRank local = local_rank_from_environment();
+  EXPECT_EQ(local.rank, 5U);
+  EXPECT_EQ(local.size, 8U);
+}
+
 TEST(EndpointOptions, AWeightPerRailIsRequired) {
   Options options;
   options.rails = {"127.0.0.1", "127.0.0.2"};
