@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "railyard/common/error.h"
+#include "railyard/topology/nic_discovery.h"
 
 namespace railyard::topology {
 
@@ -55,14 +56,9 @@ std::vector<Nic> InterfaceFilter::apply(const std::vector<Nic>& nics) const {
   std::copy_if(nics.begin(), nics.end(), std::back_inserter(out),
                [&](const Nic& nic) { return matches(nic.name); });
   if (out.empty()) {
-    std::string existing;
-    for (const auto& nic : nics) {
-      existing += existing.empty() ? "" : ", ";
-      existing += nic.name;
-    }
     throw ConfigError(input_, text_,
                       fmt::format("expected a filter that keeps at least one of the NICs found: {}",
-                                  existing.empty() ? "none" : existing));
+                                  nic_names(nics)));
   }
   return out;
 }

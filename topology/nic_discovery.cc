@@ -89,6 +89,15 @@ void read_kernel_state(Nic& nic, const std::vector<InterfaceAddress>& addresses)
 
 }  // namespace
 
+std::string nic_names(const std::vector<Nic>& nics) {
+  std::vector<std::string> names;
+  names.reserve(nics.size());
+  for (const auto& nic : nics) {
+    names.push_back(nic.name);
+  }
+  return names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "));
+}
+
 std::vector<Nic> discover_nics(const HwlocTopology& topology, const DiscoveryOptions& options) {
   hwloc_topology_t topo = topology.get();
   std::vector<Nic> nics;

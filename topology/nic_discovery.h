@@ -4,6 +4,7 @@
 // see because they are not on a PCI bus (veth, bridges, loopback).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "railyard/topology/hwloc_topology.h"
@@ -15,6 +16,9 @@ struct DiscoveryOptions {
   bool include_loopback = false;
   bool include_down = false;
 };
+
+// "eth0, eth1" (or "none"), for messages.
+[[nodiscard]] std::string nic_names(const std::vector<Nic>& nics);
 
 // In a stable order: PCI NICs by bus id (ports of a card together), then
 // virtual interfaces by name.

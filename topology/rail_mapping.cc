@@ -117,15 +117,6 @@ std::vector<unsigned> effective_cpus(const MachineLayout& machine, const RankPla
   return cpus;
 }
 
-std::string list_text(const std::vector<unsigned>& values) {
-  std::string out;
-  for (unsigned v : values) {
-    out += out.empty() ? "" : ",";
-    out += std::to_string(v);
-  }
-  return out;
-}
-
 }  // namespace
 
 RailsChoice RailsChoice::parse(std::string_view text, std::string_view input) {
@@ -172,19 +163,15 @@ const char* to_string(LocalityLevel level) noexcept {
 }
 
 std::string RailMapping::explain(unsigned local_rank) const {
-  std::string names;
-  for (const auto& nic : rails) {
-    names += names.empty() ? "" : ", ";
-    names += nic.name;
-  }
   const std::string where = level == LocalityLevel::kMachine
                                 ? std::string("no NIC is nearer than the machine's")
                                 : fmt::format("{} NIC{} local to its {} {}", candidates,
                                               candidates == 1 ? "" : "s", to_string(level), domain);
   return fmt::format(
       "local rank {}: rails {} (home {}); {}, shared by {} rank{}, this one #{}{}", local_rank,
-      names, rails.empty() ? "none" : rails.front().name, where, sharing, sharing == 1 ? "" : "s",
-      index, unbound ? "; the rank is not bound to CPUs, so it was placed by local rank" : "");
+      nic_names(rails), rails.empty() ? "none" : rails.front().name, where, sharing,
+      sharing == 1 ? "" : "s", index,
+      unbound ? "; the rank is not bound to CPUs, so it was placed by local rank" : "");
 }
 
 RailMapping map_rails(const MachineLayout& machine, const std::vector<RankPlacement>& ranks,
@@ -226,7 +213,7 @@ RailMapping map_rails(const MachineLayout& machine, const std::vector<RankPlacem
   }
   const Domain& mine = domains[local_rank];
   mapping.level = mine.level;
-  mapping.domain = list_text(mine.groups);
+  mapping.domain = fmt::format("{}", fmt::join(mine.groups, ","));
   mapping.candidates = mine.nics.size();
   // Ranks with the same candidates share them, whatever level found them
   // (a rank on a NUMA node without NICs shares the machine's with the
@@ -261,16 +248,9 @@ RailMapping map_rails(const MachineLayout& machine, const std::vector<RankPlacem
     take = order.size();
   } else if (options.rails.kind == RailsChoice::Kind::kCount) {
     if (options.rails.count > order.size()) {
-      throw ConfigError(
-          "RAILYARD_RAILS", std::to_string(options.rails.count),
-          fmt::format("expected at most {} rails: the NICs available are {}", order.size(), [&] {
-            std::string names;
-            for (const auto& nic : nics) {
-              names += names.empty() ? "" : ", ";
-              names += nic.name;
-            }
-            return names;
-          }()));
+      throw ConfigError("RAILYARD_RAILS", std::to_string(options.rails.count),
+                        fmt::format("expected at most {} rails: the NICs available are {}",
+                                    order.size(), nic_names(nics)));
     }
     take = options.rails.count;
   }

@@ -18,15 +18,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string join(const std::vector<unsigned>& values) {
-  std::string out;
-  for (unsigned v : values) {
-    out += out.empty() ? "" : ",";
-    out += std::to_string(v);
-  }
-  return out;
-}
-
 json nic_json(const topology::Nic& nic) {
   return json{{"name", nic.name},
               {"openfabrics", nic.openfabrics},
@@ -182,7 +173,8 @@ std::string render_text(const json& report) {
         "  {:<10} {:<14} {:<10} {:<8} {:<12} {:<8} {}\n", nic["name"].get<std::string>(),
         nic["pci"].get<std::string>().empty() ? "virtual" : nic["pci"].get<std::string>(),
         nic["openfabrics"].get<std::string>().empty() ? "-" : nic["openfabrics"].get<std::string>(),
-        numa.empty() ? "-" : join(numa), packages.empty() ? "-" : join(packages),
+        numa.empty() ? "-" : fmt::format("{}", fmt::join(numa, ",")),
+        packages.empty() ? "-" : fmt::format("{}", fmt::join(packages, ",")),
         nic["speed_mbps"].is_null() ? "-"
                                     : fmt::format("{}M", nic["speed_mbps"].get<std::uint64_t>()),
         addresses.empty() ? "-" : addresses);
