@@ -27,6 +27,7 @@
 #include "railyard/common/parse.h"
 #include "railyard/transports/mrail/policy_table.h"
 #include "railyard_tools/report.h"
+#include "railyard_tools/tool_main.h"
 #include "subject.h"
 
 namespace railyard::bench {
@@ -408,10 +409,6 @@ int run(int argc, char** argv) {
 }  // namespace railyard::bench
 
 int main(int argc, char** argv) {
-  try {
-    return railyard::bench::run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "railyard-mrail-bench: error: %s\n", e.what());
-    return 1;
-  }
+  return railyard::tools::run_reporting_errors(
+      "railyard-mrail-bench: error: ", railyard::bench::run, argc, argv);
 }

@@ -4,10 +4,8 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include <cstdio>
-#include <exception>
-
 #include "machine_report.h"
+#include "railyard_tools/tool_main.h"
 
 namespace {
 
@@ -36,10 +34,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "railyard-info: {}\n", e.what());
-    return 1;
-  }
+  return railyard::tools::run_reporting_errors("railyard-info: ", run, argc, argv);
 }

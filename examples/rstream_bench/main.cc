@@ -19,6 +19,7 @@
 #include "railyard/common/parse.h"
 #include "railyard_tools/forked_peer.h"
 #include "railyard_tools/report.h"
+#include "railyard_tools/tool_main.h"
 
 namespace railyard::bench {
 namespace {
@@ -212,10 +213,6 @@ int run(int argc, char** argv) {
 }  // namespace railyard::bench
 
 int main(int argc, char** argv) {
-  try {
-    return railyard::bench::run(argc, argv);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "railyard-rstream-bench: {}\n", e.what());
-    return 1;
-  }
+  return railyard::tools::run_reporting_errors("railyard-rstream-bench: ", railyard::bench::run,
+                                               argc, argv);
 }
