@@ -119,7 +119,8 @@ Rail::Rail(const RailOptions& options)
       resources_(std::make_shared<Resources>(*info_.get())),
       av_(resources_->domain, options_.expected_peers),
       cq_(resources_->domain, queue_size(options_, limits_)),
-      endpoint_(resources_->domain, *info_.get()) {
+      endpoint_(resources_->domain, *info_.get()),
+      completion_batch_(kCompletionBatch) {
   endpoint_.bind(av_);
   endpoint_.bind(cq_);
   endpoint_.enable();
@@ -575,7 +576,7 @@ std::size_t Rail::progress() {
       ++delivered;
     }
   }
-  std::array<fi_cq_tagged_entry, kCompletionBatch> entries{};
+  const std::span<fi_cq_tagged_entry> entries(completion_batch_);
   for (int batch = 0; batch < kMaxBatchesPerProgress; ++batch) {
     const long n = cq_.read(entries);
     if (n == -FI_EAVAIL) {
@@ -601,7 +602,7 @@ std::size_t Rail::progress_blocking(std::chrono::milliseconds timeout) {
   if (in_progress_) {
     return 0;
   }
-  std::array<fi_cq_tagged_entry, kCompletionBatch> entries{};
+  const std::span<fi_cq_tagged_entry> entries(completion_batch_);
   const long n = cq_.sread(entries, timeout);
   std::size_t delivered = 0;
   {
