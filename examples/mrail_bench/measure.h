@@ -24,7 +24,11 @@ struct MeasureSettings {
   // Bytes each bandwidth run moves, spread over 1 to 50 windows (after one
   // untimed window per size).
   std::uint64_t bandwidth_bytes = std::uint64_t{128} << 20;
-  // Each figure is the median of this many runs.
+  // Timed ping-pongs per latency run up to 8 KiB (after 100 untimed ones),
+  // as osu_latency.
+  std::size_t latency_iterations = 10000;
+  // A latency figure is the lowest of this many runs' means, a bandwidth
+  // figure the median of its runs.
   std::size_t latency_repeats = 5;
   std::size_t bandwidth_repeats = 3;
 };
