@@ -179,8 +179,8 @@ class Rail {
   // posts), handed out by the next progress().
   std::vector<std::pair<RailOp*, Completion>> local_completions_;
   // Where progress() reads completions: kept from call to call, since a
-  // waiter polls an idle rail millions of times and clearing a fresh batch
-  // each time cost a fifth of the poll loop's user time.
+  // waiter polls an idle rail millions of times, and clearing a fresh 1.5 KB
+  // batch on each call is work that buys nothing.
   std::vector<struct fi_cq_tagged_entry> completion_batch_;
   std::uint64_t next_requested_key_ = 1;
   bool in_progress_ = false;
