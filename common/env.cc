@@ -1,4 +1,4 @@
-#include "railyard/common/env.h"
+#include "railyard/common/detail/env.h"
 
 #include <cstdlib>
 

@@ -1,4 +1,4 @@
-#include "railyard/common/local_rank.h"
+#include "railyard/common/detail/local_rank.h"
 
 #include <algorithm>
 #include <array>
@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "railyard/common/env.h"
+#include "railyard/common/detail/env.h"
+#include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
-#include "railyard/common/parse.h"
 
 namespace railyard {
 namespace {

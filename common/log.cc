@@ -1,4 +1,4 @@
-#include "railyard/common/log.h"
+#include "railyard/common/detail/log.h"
 
 #include <unistd.h>
 
@@ -11,9 +11,9 @@
 #include <spdlog/logger.h>
 #include <spdlog/sinks/stdout_sinks.h>
 
-#include "railyard/common/env.h"
+#include "railyard/common/detail/env.h"
+#include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
-#include "railyard/common/parse.h"
 
 namespace railyard::log {
 namespace {

@@ -21,10 +21,10 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
-#include "railyard/common/parse.h"
-#include "railyard/transports/progress.h"
-#include "railyard/transports/rail.h"
+#include "railyard/transports/rail/progress.h"
+#include "railyard/transports/rail/rail.h"
 #include "railyard_tools/forked_peer.h"
 
 namespace {

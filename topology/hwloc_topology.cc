@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "railyard/common/env.h"
-#include "railyard/common/errno_text.h"
+#include "railyard/common/detail/env.h"
+#include "railyard/common/detail/errno_text.h"
 #include "railyard/common/error.h"
 
 namespace railyard::topology {

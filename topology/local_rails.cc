@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "railyard/common/detail/local_rank.h"
+#include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
-#include "railyard/common/local_rank.h"
-#include "railyard/common/log.h"
 #include "railyard/topology/hwloc_topology.h"
 
 namespace railyard::topology {

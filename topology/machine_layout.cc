@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "railyard/common/errno_text.h"
+#include "railyard/common/detail/errno_text.h"
 #include "railyard/common/error.h"
 
 namespace railyard::topology {

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "railyard/transports/interfaces.h"
+#include "railyard/common/detail/network_interfaces.h"
 
 namespace railyard::topology {
 namespace {

@@ -22,9 +22,9 @@
 #include <nlohmann/json.hpp>
 
 #include "openmpi_runner.h"
-#include "railyard/common/env.h"
+#include "railyard/common/detail/env.h"
+#include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
-#include "railyard/common/parse.h"
 #include "railyard/transports/mrail/policy_table.h"
 #include "railyard_tools/report.h"
 #include "railyard_tools/tool_main.h"

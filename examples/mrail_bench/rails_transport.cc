@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "railyard/common/byte_codec.h"
-#include "railyard/transports/progress.h"
+#include "railyard/common/detail/byte_codec.h"
+#include "railyard/transports/rail/progress.h"
 #include "wait_posted.h"
 
 namespace railyard::bench {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "bench_transport.h"
-#include "railyard/transports/rail.h"
+#include "railyard/transports/rail/rail.h"
 
 namespace railyard::bench {
 

@@ -15,7 +15,7 @@
 #include "mrail_transport.h"
 #include "ofi_mrail_transport.h"
 #include "rails_transport.h"
-#include "railyard/transports/rail_options.h"
+#include "railyard/transports/rail/rail_options.h"
 #include "railyard_tools/forked_peer.h"
 
 namespace railyard::bench {

@@ -2,16 +2,16 @@
 
 #include <fmt/format.h>
 
+#include "railyard/common/detail/local_rank.h"
 #include "railyard/common/error.h"
-#include "railyard/common/local_rank.h"
 #include "railyard/topology/hwloc_topology.h"
 #include "railyard/topology/local_rails.h"
 #include "railyard/topology/machine_layout.h"
 #include "railyard/topology/rail_mapping.h"
-#include "railyard/transports/bind_address.h"
 #include "railyard/transports/mrail/policy_table.h"
 #include "railyard/transports/mrail/rail_addresses.h"
-#include "railyard/transports/provider_selection.h"
+#include "railyard/transports/rail/bind_address.h"
+#include "railyard/transports/rail/provider_selection.h"
 
 namespace railyard::info {
 namespace {

@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "byte_stream.h"
-#include "railyard/common/parse.h"
+#include "railyard/common/detail/parse.h"
 #include "railyard_tools/forked_peer.h"
 #include "railyard_tools/report.h"
 #include "railyard_tools/tool_main.h"

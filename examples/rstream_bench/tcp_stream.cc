@@ -12,8 +12,8 @@
 #include <fmt/format.h>
 
 #include "byte_stream.h"
-#include "railyard/common/errno_text.h"
-#include "railyard/common/unique_fd.h"
+#include "railyard/common/detail/errno_text.h"
+#include "railyard/common/detail/unique_fd.h"
 
 namespace railyard::bench {
 namespace {

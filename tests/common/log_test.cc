@@ -1,4 +1,4 @@
-#include "railyard/common/log.h"
+#include "railyard/common/detail/log.h"
 
 #include <gtest/gtest.h>
 

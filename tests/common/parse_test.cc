@@ -1,4 +1,4 @@
-#include "railyard/common/parse.h"
+#include "railyard/common/detail/parse.h"
 
 #include <gtest/gtest.h>
 

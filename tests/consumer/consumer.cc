@@ -1,6 +1,6 @@
 // Uses only installed headers: two rails exchange one tagged message.
-#include <railyard/transports/progress.h>
-#include <railyard/transports/rail.h>
+#include <railyard/transports/rail/progress.h>
+#include <railyard/transports/rail/rail.h>
 
 #include <array>
 #include <cstdio>

@@ -14,6 +14,32 @@ prefix="$scratch/prefix"
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
 
+echo "--- installed headers"
+# Every header outside a detail/ folder is public and installed; nothing under
+# detail/ is. Each installed header compiles on its own.
+source_root=$(cd "$here/../.." && pwd)
+expected=$(cd "$source_root" && find common transports topology comm mpi_shim -name '*.h' \
+  -not -path '*/detail/*' | sort)
+installed=$(cd "$prefix/include/railyard" && find . -name '*.h' | sed 's#^\./##' | sort)
+if [ "$expected" != "$installed" ]; then
+  echo "the installed headers differ from the public headers of the source tree:"
+  diff <(echo "$expected") <(echo "$installed") || true
+  exit 1
+fi
+if find "$prefix/include" -path '*/detail*' | grep -q .; then
+  echo "internal headers were installed:"
+  find "$prefix/include" -path '*/detail*'
+  exit 1
+fi
+fabric_cflags=$(pkg-config --cflags libfabric)
+for header in $installed; do
+  # shellcheck disable=SC2086
+  echo "#include <railyard/$header>" |
+    c++ -std=c++20 -fsyntax-only -x c++ -I"$prefix/include" $fabric_cflags - ||
+    { echo "installed header railyard/$header does not compile on its own"; exit 1; }
+done
+echo "$(echo "$installed" | wc -l) public headers installed, none internal, each self-contained"
+
 echo "--- find_package(railyard)"
 cmake -S "$here" -B "$scratch/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" \
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "railyard/common/detail/local_rank.h"
 #include "railyard/common/error.h"
-#include "railyard/common/local_rank.h"
 #include "railyard/transports/mrail/endpoint.h"
 #include "railyard/transports/mrail/options.h"
 #include "railyard/transports/mrail/policy_table.h"

@@ -10,7 +10,7 @@
 #include "pattern.h"
 #include "railyard/common/error.h"
 #include "railyard/topology/local_rails.h"
-#include "railyard/transports/mrail/wire.h"
+#include "railyard/transports/mrail/detail/wire.h"
 #include "scoped_env.h"
 
 namespace railyard::mrail {

@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "pattern.h"
-#include "railyard/common/parse.h"
+#include "railyard/common/detail/parse.h"
 #include "railyard/transports/mrail/endpoint.h"
 #include "railyard_tools/forked_peer.h"
 

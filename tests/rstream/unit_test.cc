@@ -7,10 +7,10 @@
 
 #include "railyard/common/error.h"
 #include "railyard/transports/rstream/channel_options.h"
-#include "railyard/transports/rstream/credits.h"
-#include "railyard/transports/rstream/ring_space.h"
+#include "railyard/transports/rstream/detail/credits.h"
+#include "railyard/transports/rstream/detail/ring_space.h"
+#include "railyard/transports/rstream/detail/wire.h"
 #include "railyard/transports/rstream/stream_address.h"
-#include "railyard/transports/rstream/wire.h"
 #include "scoped_env.h"
 
 namespace railyard::rstream {

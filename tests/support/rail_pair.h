@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "railyard/transports/progress.h"
-#include "railyard/transports/rail.h"
+#include "railyard/transports/rail/progress.h"
+#include "railyard/transports/rail/rail.h"
 
 namespace railyard::testing {
 

@@ -4,8 +4,8 @@
 
 #include <array>
 
+#include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
-#include "railyard/common/log.h"
 
 namespace railyard::fabric {
 

@@ -6,8 +6,8 @@
 #include <array>
 #include <cstring>
 
+#include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
-#include "railyard/common/log.h"
 
 namespace railyard::fabric {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <rdma/fi_errno.h>
 
-#include "railyard/common/log.h"
+#include "railyard/common/detail/log.h"
 
 namespace railyard::fabric {
 

@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
-#include "railyard/common/log.h"
 
 namespace railyard::fabric {
 

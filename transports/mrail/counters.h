@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "railyard/transports/rail_counters.h"
+#include "railyard/transports/rail/rail_counters.h"
 
 namespace railyard::mrail {
 

@@ -10,13 +10,13 @@
 
 #include <fmt/format.h>
 
+#include "railyard/common/detail/local_rank.h"
+#include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
-#include "railyard/common/local_rank.h"
-#include "railyard/common/log.h"
-#include "railyard/transports/mrail/endpoint_internal.h"
-#include "railyard/transports/mrail/matching_engine.h"
-#include "railyard/transports/mrail/peer.h"
-#include "railyard/transports/progress.h"
+#include "railyard/transports/mrail/detail/endpoint_internal.h"
+#include "railyard/transports/mrail/detail/matching_engine.h"
+#include "railyard/transports/mrail/detail/peer.h"
+#include "railyard/transports/rail/progress.h"
 
 namespace railyard::mrail {
 namespace {

@@ -40,8 +40,8 @@
 #include "railyard/transports/mrail/regions.h"
 #include "railyard/transports/mrail/request.h"
 #include "railyard/transports/mrail/stripe_plan.h"
-#include "railyard/transports/progress.h"
-#include "railyard/transports/rail.h"
+#include "railyard/transports/rail/progress.h"
+#include "railyard/transports/rail/rail.h"
 
 namespace railyard::mrail {
 

@@ -6,12 +6,12 @@
 
 #include <fmt/format.h>
 
+#include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
-#include "railyard/common/log.h"
+#include "railyard/transports/mrail/detail/endpoint_internal.h"
+#include "railyard/transports/mrail/detail/matching_engine.h"
+#include "railyard/transports/mrail/detail/peer.h"
 #include "railyard/transports/mrail/endpoint.h"
-#include "railyard/transports/mrail/endpoint_internal.h"
-#include "railyard/transports/mrail/matching_engine.h"
-#include "railyard/transports/mrail/peer.h"
 
 namespace railyard::mrail {
 namespace {

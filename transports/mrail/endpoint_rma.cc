@@ -2,11 +2,11 @@
 // the peer.
 #include <fmt/format.h>
 
-#include "railyard/common/byte_codec.h"
+#include "railyard/common/detail/byte_codec.h"
 #include "railyard/common/error.h"
+#include "railyard/transports/mrail/detail/endpoint_internal.h"
+#include "railyard/transports/mrail/detail/peer.h"
 #include "railyard/transports/mrail/endpoint.h"
-#include "railyard/transports/mrail/endpoint_internal.h"
-#include "railyard/transports/mrail/peer.h"
 
 namespace railyard::mrail {
 namespace {

@@ -5,11 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
-#include "railyard/common/log.h"
+#include "railyard/transports/mrail/detail/endpoint_internal.h"
+#include "railyard/transports/mrail/detail/peer.h"
 #include "railyard/transports/mrail/endpoint.h"
-#include "railyard/transports/mrail/endpoint_internal.h"
-#include "railyard/transports/mrail/peer.h"
 
 namespace railyard::mrail {
 

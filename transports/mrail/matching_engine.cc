@@ -1,4 +1,4 @@
-#include "railyard/transports/mrail/matching_engine.h"
+#include "railyard/transports/mrail/detail/matching_engine.h"
 
 namespace railyard::mrail {
 

@@ -5,12 +5,12 @@
 
 #include <fmt/format.h>
 
-#include "railyard/common/env.h"
+#include "railyard/common/detail/env.h"
+#include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
-#include "railyard/common/parse.h"
 #include "railyard/transports/mrail/rail_addresses.h"
 #include "railyard/transports/mrail/rail_choice.h"
-#include "railyard/transports/rail_options.h"
+#include "railyard/transports/rail/rail_options.h"
 
 namespace railyard::mrail {
 

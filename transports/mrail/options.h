@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "railyard/transports/mrail/policy_table.h"
-#include "railyard/transports/wait_policy.h"
+#include "railyard/transports/rail/wait_policy.h"
 
 namespace railyard::mrail {
 

@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "railyard/common/env.h"
+#include "railyard/common/detail/env.h"
+#include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
-#include "railyard/common/parse.h"
 
 namespace railyard::mrail {
 namespace {

@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 
-#include "railyard/common/env.h"
+#include "railyard/common/detail/env.h"
+#include "railyard/common/detail/log.h"
+#include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
-#include "railyard/common/log.h"
-#include "railyard/common/parse.h"
-#include "railyard/transports/bind_address.h"
+#include "railyard/transports/rail/bind_address.h"
 
 namespace railyard::mrail {
 

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "railyard/common/env.h"
+#include "railyard/common/detail/env.h"
+#include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
-#include "railyard/common/log.h"
 #include "railyard/topology/local_rails.h"
 #include "railyard/transports/mrail/rail_addresses.h"
 

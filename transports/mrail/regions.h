@@ -6,8 +6,8 @@
 #include <optional>
 #include <vector>
 
-#include "railyard/transports/memory_regions.h"
 #include "railyard/transports/mrail/peer_id.h"
+#include "railyard/transports/rail/memory_regions.h"
 
 namespace railyard::mrail {
 

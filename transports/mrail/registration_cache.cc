@@ -1,10 +1,10 @@
-#include "railyard/transports/mrail/registration_cache.h"
+#include "railyard/transports/mrail/detail/registration_cache.h"
 
 #include <unistd.h>
 
 #include <utility>
 
-#include "railyard/transports/rail.h"
+#include "railyard/transports/rail/rail.h"
 
 namespace railyard::mrail {
 namespace {

@@ -1,6 +1,6 @@
 #include "railyard/transports/mrail/request.h"
 
-#include "railyard/transports/mrail/endpoint_internal.h"
+#include "railyard/transports/mrail/detail/endpoint_internal.h"
 
 namespace railyard::mrail {
 

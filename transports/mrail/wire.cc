@@ -1,8 +1,8 @@
-#include "railyard/transports/mrail/wire.h"
+#include "railyard/transports/mrail/detail/wire.h"
 
 #include <fmt/format.h>
 
-#include "railyard/common/byte_codec.h"
+#include "railyard/common/detail/byte_codec.h"
 #include "railyard/common/error.h"
 
 namespace railyard::mrail {

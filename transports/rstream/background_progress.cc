@@ -1,9 +1,9 @@
-#include "railyard/transports/rstream/background_progress.h"
+#include "railyard/transports/rstream/detail/background_progress.h"
 
 #include <algorithm>
 
-#include "railyard/common/log.h"
-#include "railyard/transports/rstream/channel_core.h"
+#include "railyard/common/detail/log.h"
+#include "railyard/transports/rstream/detail/channel_core.h"
 
 namespace railyard::rstream::detail {
 

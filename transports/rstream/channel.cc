@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "railyard/common/error.h"
-#include "railyard/transports/rstream/channel_core.h"
+#include "railyard/transports/rstream/detail/channel_core.h"
+#include "railyard/transports/rstream/detail/stream_fabric.h"
 #include "railyard/transports/rstream/stream_address.h"
-#include "railyard/transports/rstream/stream_fabric.h"
 
 namespace railyard::rstream {
 namespace {

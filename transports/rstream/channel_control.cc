@@ -10,9 +10,9 @@
 #include <cstring>
 #include <limits>
 
+#include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
-#include "railyard/common/log.h"
-#include "railyard/transports/rstream/channel_core.h"
+#include "railyard/transports/rstream/detail/channel_core.h"
 
 namespace railyard::rstream::detail {
 

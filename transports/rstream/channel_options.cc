@@ -6,9 +6,9 @@
 #include <optional>
 #include <string_view>
 
-#include "railyard/common/env.h"
+#include "railyard/common/detail/env.h"
+#include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
-#include "railyard/common/parse.h"
 
 namespace railyard::rstream {
 namespace {

@@ -10,8 +10,8 @@
 #include <cstring>
 #include <optional>
 
-#include "railyard/common/log.h"
-#include "railyard/transports/rstream/channel_core.h"
+#include "railyard/common/detail/log.h"
+#include "railyard/transports/rstream/detail/channel_core.h"
 
 namespace railyard::rstream::detail {
 namespace {

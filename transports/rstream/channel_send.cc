@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "railyard/transports/rstream/channel_core.h"
+#include "railyard/transports/rstream/detail/channel_core.h"
 
 namespace railyard::rstream::detail {
 SendOp* ChannelCore::acquire_op(SendKind kind) {

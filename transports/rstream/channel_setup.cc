@@ -11,10 +11,10 @@
 #include <cstring>
 #include <thread>
 
-#include "railyard/common/errno_text.h"
+#include "railyard/common/detail/errno_text.h"
+#include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
-#include "railyard/common/log.h"
-#include "railyard/transports/rstream/channel_core.h"
+#include "railyard/transports/rstream/detail/channel_core.h"
 
 namespace railyard::rstream::detail {
 namespace {

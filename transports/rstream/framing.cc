@@ -4,7 +4,7 @@
 
 #include <array>
 
-#include "railyard/common/byte_codec.h"
+#include "railyard/common/detail/byte_codec.h"
 
 namespace railyard::rstream {
 

@@ -1,5 +1,5 @@
 #include "railyard/transports/rstream/listener.h"
-#include "railyard/common/errno_text.h"
+#include "railyard/common/detail/errno_text.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -15,13 +15,13 @@
 #include <cstring>
 #include <vector>
 
+#include "railyard/common/detail/log.h"
+#include "railyard/common/detail/unique_fd.h"
 #include "railyard/common/error.h"
-#include "railyard/common/log.h"
-#include "railyard/common/unique_fd.h"
 #include "railyard/transports/fabric/event_queue.h"
 #include "railyard/transports/fabric/passive_endpoint.h"
-#include "railyard/transports/rstream/channel_core.h"
-#include "railyard/transports/rstream/stream_fabric.h"
+#include "railyard/transports/rstream/detail/channel_core.h"
+#include "railyard/transports/rstream/detail/stream_fabric.h"
 
 namespace railyard::rstream {
 namespace {

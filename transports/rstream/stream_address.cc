@@ -5,8 +5,8 @@
 #include <array>
 #include <string>
 
+#include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
-#include "railyard/common/parse.h"
 
 namespace railyard::rstream {
 namespace {

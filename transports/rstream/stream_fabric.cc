@@ -1,4 +1,4 @@
-#include "railyard/transports/rstream/stream_fabric.h"
+#include "railyard/transports/rstream/detail/stream_fabric.h"
 
 #include <rdma/fi_errno.h>
 

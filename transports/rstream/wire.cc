@@ -1,8 +1,8 @@
-#include "railyard/transports/rstream/wire.h"
+#include "railyard/transports/rstream/detail/wire.h"
 
 #include <fmt/format.h>
 
-#include "railyard/common/byte_codec.h"
+#include "railyard/common/detail/byte_codec.h"
 #include "railyard/transports/rstream/channel_options.h"
 
 namespace railyard::rstream {

@@ -1,0 +1,195 @@
+// A rail in each of two processes: what the foundation promises a real job.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <csignal>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "pattern.h"
+#include "rail_pair.h"
+#include "railyard/transports/rail/progress.h"
+#include "railyard/transports/rail/rail.h"
+#include "railyard_tools/forked_peer.h"
+
+namespace railyard {
+namespace {
+
+using testing::fill_pattern;
+using testing::first_mismatch;
+using testing::kTestTimeout;
+using testing::loopback_options;
+using tools::ForkedPeer;
+using tools::Pipe;
+
+const std::vector<std::size_t> kSizes{0,       1, 64, 65, 4096, 65536 + 7, 1 << 20, (16 << 20) + 3,
+                                      64 << 20};
+
+void require(bool condition, const std::string& what) {
+  if (!condition) {
+    throw std::runtime_error(what);
+  }
+}
+
+void wait_or_throw(Rail& rail, const Request& request, const std::string& what) {
+  require(rail.wait(request, kTestTimeout), what + ": timed out");
+  require(request.status().ok(), what + ": " + request.status().to_string());
+}
+
+TEST(RailFork, MessagesOfEverySizeCrossBetweenProcesses) {
+  ForkedPeer child([](Pipe& pipe) {
+    Rail rail(loopback_options("127.0.0.1"));
+    pipe.send(rail.address());
+    const RailPeer parent = rail.insert_peer(pipe.receive(kTestTimeout));
+    // Receive every size from the parent, then send each back with a new seed.
+    for (std::size_t i = 0; i < kSizes.size(); ++i) {
+      std::vector<std::byte> buffer(kSizes[i] + 1);
+      auto region = rail.register_memory(buffer.data(), buffer.size());
+      Request recv;
+      require(rail.post_tagged_recv(recv, region.whole(), 100 + i).ok(), "post recv");
+      wait_or_throw(rail, recv, "child recv " + std::to_string(kSizes[i]));
+      require(recv.completion().length == kSizes[i], "child got a wrong length");
+      require(!first_mismatch(std::span(buffer).first(kSizes[i]), i).has_value(),
+              "child got corrupt data for size " + std::to_string(kSizes[i]));
+      fill_pattern(std::span(buffer).first(kSizes[i]), 1000 + i);
+      Request send;
+      require(rail.post_tagged_send(send, parent, region.slice(0, kSizes[i]), 200 + i).ok(),
+              "post send");
+      wait_or_throw(rail, send, "child send");
+    }
+  });
+  Rail rail(loopback_options("127.0.0.1"));
+  const RailPeer peer = rail.insert_peer(child.pipe().receive(kTestTimeout));
+  child.pipe().send(rail.address());
+  for (std::size_t i = 0; i < kSizes.size(); ++i) {
+    std::vector<std::byte> buffer(kSizes[i] + 1);
+    fill_pattern(std::span(buffer).first(kSizes[i]), i);
+    auto region = rail.register_memory(buffer.data(), buffer.size());
+    Request send;
+    ASSERT_TRUE(rail.post_tagged_send(send, peer, region.slice(0, kSizes[i]), 100 + i).ok());
+    ASSERT_TRUE(rail.wait(send, kTestTimeout)) << "send of " << kSizes[i];
+    ASSERT_TRUE(send.status().ok()) << send.status().to_string();
+    std::memset(buffer.data(), 0, buffer.size());
+    Request recv;
+    ASSERT_TRUE(rail.post_tagged_recv(recv, region.whole(), 200 + i).ok());
+    ASSERT_TRUE(rail.wait(recv, kTestTimeout)) << "recv of " << kSizes[i];
+    ASSERT_TRUE(recv.status().ok()) << recv.status().to_string();
+    EXPECT_EQ(recv.completion().length, kSizes[i]);
+    EXPECT_EQ(first_mismatch(std::span(buffer).first(kSizes[i]), 1000 + i), std::nullopt)
+        << "size " << kSizes[i];
+  }
+  EXPECT_EQ(child.wait(kTestTimeout), 0);
+}
+
+TEST(RailFork, RmaReachesTheOtherProcess) {
+  constexpr std::size_t kSize = (4 << 20) + 9;
+  ForkedPeer child([](Pipe& pipe) {
+    Rail rail(loopback_options("127.0.0.1"));
+    std::vector<std::byte> window(kSize);
+    fill_pattern(window, 55);  // what the parent will read
+    auto region = rail.register_memory(window.data(), window.size());
+    pipe.send(rail.address());
+    pipe.send(region.remote_key());
+    // The parent reads, then writes its own pattern and says so.
+    std::vector<std::byte> note(8);
+    auto note_region = rail.register_memory(note.data(), note.size());
+    Request done;
+    require(rail.post_tagged_recv(done, note_region.whole(), 9).ok(), "post note recv");
+    wait_or_throw(rail, done, "child waits for the parent's writes");
+    require(!first_mismatch(window, 66).has_value(), "the parent's RMA write did not land intact");
+    pipe.send_text("verified");
+  });
+  Rail rail(loopback_options("127.0.0.1"));
+  const RailPeer peer = rail.insert_peer(child.pipe().receive(kTestTimeout));
+  const RemoteRegion target = rail.import_region(child.pipe().receive(kTestTimeout));
+  ASSERT_EQ(target.length(), kSize);
+
+  std::vector<std::byte> buffer(kSize);
+  auto region = rail.register_memory(buffer.data(), buffer.size());
+  Request read;
+  ASSERT_TRUE(rail.post_read(read, peer, region.whole(), target, 0).ok());
+  ASSERT_TRUE(rail.wait(read, kTestTimeout));
+  ASSERT_TRUE(read.status().ok()) << read.status().to_string();
+  EXPECT_EQ(first_mismatch(buffer, 55), std::nullopt);
+
+  fill_pattern(buffer, 66);
+  Request write;
+  ASSERT_TRUE(rail.post_write(write, peer, region.whole(), target, 0).ok());
+  ASSERT_TRUE(rail.wait(write, kTestTimeout));
+  ASSERT_TRUE(write.status().ok()) << write.status().to_string();
+  // tcp;ofi_rxm orders a send after a write to the same peer (FI_ORDER_SAW),
+  // so the note arrives after the written bytes.
+  ASSERT_NE(rail.limits().msg_order & FI_ORDER_SAW, 0U);
+  std::vector<std::byte> note(8);
+  auto note_region = rail.register_memory(note.data(), note.size());
+  Request send;
+  ASSERT_TRUE(rail.post_tagged_send(send, peer, note_region.whole(), 9).ok());
+  ASSERT_TRUE(rail.wait(send, kTestTimeout));
+  EXPECT_EQ(child.pipe().receive_text(kTestTimeout), "verified");
+  EXPECT_EQ(child.wait(kTestTimeout), 0);
+}
+
+}  // namespace
+}  // namespace railyard
+
+namespace railyard {
+namespace {
+
+TEST(RailFork, PostsToADeadPeerFailWithinThePostTimeout) {
+  tools::ForkedPeer child([](tools::Pipe& pipe) {
+    Rail rail(testing::loopback_options("127.0.0.1"));
+    pipe.send(rail.address());
+    (void)rail.insert_peer(pipe.receive(testing::kTestTimeout));
+    std::array<std::byte, 8> buffer{};
+    Request recv;
+    require(rail.post_tagged_recv(recv, MutableBuffer{buffer.data(), buffer.size()}, 1).ok(),
+            "post recv");
+    wait_or_throw(rail, recv, "child waits for the first message");
+    pipe.send_text("got it");
+    (void)progress_until(
+        std::array<Rail*, 1>{&rail}, [] { return false; }, std::chrono::seconds(60),
+        rail.wait_policy());
+  });
+  RailOptions options = testing::loopback_options("127.0.0.1");
+  options.post_timeout = std::chrono::milliseconds(1500);
+  Rail rail(options);
+  const RailPeer peer = rail.insert_peer(child.pipe().receive(testing::kTestTimeout));
+  child.pipe().send(rail.address());
+  std::array<std::byte, 8> buffer{};
+  Request first;
+  ASSERT_TRUE(
+      rail.post_tagged_send(first, peer, ConstBuffer{buffer.data(), buffer.size()}, 1).ok());
+  ASSERT_TRUE(rail.wait(first, testing::kTestTimeout));
+  ASSERT_EQ(child.pipe().receive_text(testing::kTestTimeout), "got it");
+  ASSERT_EQ(child.kill_and_wait(), -SIGKILL);
+  // Whatever the provider does with each post (accept it into a dead socket,
+  // fail it, or refuse it forever), a few posts must end in a failure that
+  // says the peer is gone, within the post timeout plus a margin.
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::unique_ptr<Request>> sends;
+  bool unreachable = false;
+  while (!unreachable && std::chrono::steady_clock::now() - start < std::chrono::seconds(20)) {
+    sends.push_back(std::make_unique<Request>());
+    ASSERT_TRUE(
+        rail.post_tagged_send(*sends.back(), peer, ConstBuffer{buffer.data(), buffer.size()}, 2)
+            .ok());
+    (void)rail.wait(*sends.back(), std::chrono::seconds(3));
+    unreachable = sends.back()->done() && sends.back()->status().code() == StatusCode::kUnreachable;
+  }
+  EXPECT_TRUE(unreachable) << "no send to the dead peer failed as unreachable within 20 s";
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  // Nothing stays pending forever.
+  ASSERT_TRUE(progress_until(
+      std::array<Rail*, 1>{&rail},
+      [&] {
+        return std::all_of(sends.begin(), sends.end(), [](const auto& s) { return s->done(); });
+      },
+      std::chrono::seconds(10), rail.wait_policy()));
+}
+
+}  // namespace
+}  // namespace railyard

@@ -1,0 +1,128 @@
+// The parts of a multi-rail endpoint that its implementation files share.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "railyard/transports/mrail/counters.h"
+#include "railyard/transports/mrail/detail/registration_cache.h"
+#include "railyard/transports/mrail/detail/wire.h"
+#include "railyard/transports/mrail/endpoint.h"
+#include "railyard/transports/rail/rail.h"
+
+namespace railyard::mrail {
+
+// A pre-posted receive buffer: header plus one fragment.
+class Endpoint::RxSlot final : public RailOp {
+ public:
+  RxSlot(Endpoint& endpoint, std::size_t rail, std::byte* data, std::size_t size)
+      : endpoint_(endpoint), rail_(rail), data_(data), size_(size) {}
+  [[nodiscard]] std::size_t rail() const noexcept { return rail_; }
+  [[nodiscard]] std::byte* data() const noexcept { return data_; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+
+ protected:
+  void on_complete(const Completion& completion) override {
+    endpoint_.on_receive(*this, completion);
+  }
+
+ private:
+  Endpoint& endpoint_;
+  std::size_t rail_;
+  std::byte* data_;
+  std::size_t size_;
+};
+
+// A registered send buffer, lent to one outgoing fragment at a time.
+class Endpoint::TxSlot final : public RailOp {
+ public:
+  TxSlot(Endpoint& endpoint, std::size_t rail, std::byte* data)
+      : endpoint_(endpoint), rail_(rail), data_(data) {}
+  [[nodiscard]] std::size_t rail() const noexcept { return rail_; }
+  [[nodiscard]] std::byte* data() const noexcept { return data_; }
+
+  Request* owner = nullptr;  // nullptr for control messages
+  PeerId peer;
+
+ protected:
+  void on_complete(const Completion& completion) override { endpoint_.on_sent(*this, completion); }
+
+ private:
+  Endpoint& endpoint_;
+  std::size_t rail_;
+  std::byte* data_;
+};
+
+enum class PieceKind : std::uint8_t { kPull, kPut, kGet, kFlush };
+
+// One RMA piece of a rendezvous pull or an RMA request.
+class Endpoint::PieceOp final : public RailOp {
+ public:
+  PieceOp(Endpoint& endpoint, Request& request, std::size_t rail, std::uint64_t bytes,
+          PieceKind kind)
+      : endpoint_(endpoint), request_(request), rail_(rail), bytes_(bytes), kind_(kind) {}
+  [[nodiscard]] Request& request() const noexcept { return request_; }
+  [[nodiscard]] std::size_t rail() const noexcept { return rail_; }
+  [[nodiscard]] std::uint64_t bytes() const noexcept { return bytes_; }
+  [[nodiscard]] PieceKind kind() const noexcept { return kind_; }
+
+ protected:
+  // May destroy this op (it belongs to the request's LargeTransfer): nothing
+  // runs after the call.
+  void on_complete(const Completion& completion) override { endpoint_.on_piece(*this, completion); }
+
+ private:
+  Endpoint& endpoint_;
+  Request& request_;
+  std::size_t rail_;
+  std::uint64_t bytes_;
+  PieceKind kind_;
+};
+
+// A fragment or control message waiting for a send buffer.
+struct Endpoint::Outgoing {
+  Header header;
+  RailPeer destination;
+  PeerId peer;
+  const std::byte* payload = nullptr;  // eager payload in the user's buffer
+  std::size_t length = 0;
+  std::vector<std::byte> body;  // or a body owned here (rendezvous request)
+  Request* owner = nullptr;     // nullptr for control messages
+};
+
+struct Endpoint::RailState {
+  std::vector<std::byte> receive_memory;
+  std::vector<std::byte> send_memory;
+  std::vector<std::byte> scratch_memory;  // target of flush reads
+  LocalRegion receive_region;
+  LocalRegion send_region;
+  LocalRegion scratch_region;
+  std::vector<std::unique_ptr<RxSlot>> receive_slots;
+  std::vector<std::unique_ptr<TxSlot>> send_slots;
+  std::vector<TxSlot*> free_slots;
+  // Receive buffers handled and not yet reposted (see Endpoint::repost).
+  std::vector<RxSlot*> to_repost;
+  std::deque<Outgoing> queue;
+  std::unique_ptr<RegistrationCache> cache;
+  RailTraffic traffic;
+  // Last, so it closes first: nothing it still references goes before it.
+  std::unique_ptr<Rail> rail;
+};
+
+}  // namespace railyard::mrail
+
+namespace railyard::mrail {
+
+// What a rendezvous or RMA request holds while in flight.
+struct LargeTransfer {
+  std::uint64_t transfer_id = 0;
+  PeerId peer;
+  std::vector<RegistrationCache::Lease> leases;
+  std::vector<RemoteRegion> remotes;
+  std::vector<std::unique_ptr<RailOp>> ops;
+};
+
+}  // namespace railyard::mrail

@@ -1,0 +1,40 @@
+// A message arriving from a peer, from its first fragment until it has been
+// matched and fully delivered.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "railyard/common/intrusive_list.h"
+#include "railyard/transports/mrail/detail/sequence.h"
+#include "railyard/transports/mrail/detail/wire.h"
+#include "railyard/transports/mrail/peer_id.h"
+
+namespace railyard::mrail {
+
+class Request;
+
+struct InboundMessage {
+  PeerId source;
+  SeqNum seq = 0;
+  MessageType type = MessageType::kEager;
+  bool tagged = false;
+  std::uint64_t tag = 0;
+  std::uint64_t total = 0;
+  // Eager: payload bytes arrived so far, held in `assembly` until a receive
+  // matches; after that they land straight in the receive's buffer.
+  std::uint64_t arrived = 0;
+  std::vector<std::byte> assembly;
+  Request* target = nullptr;
+  bool turn_passed = false;  // matched, or queued unexpected
+  // Rendezvous: where and how to pull the data.
+  std::uint64_t transfer_id = 0;
+  RtsBody rts;
+  ListHook match_hook;  // in an unexpected queue
+
+  [[nodiscard]] bool complete() const noexcept {
+    return type == MessageType::kRts || arrived == total;
+  }
+};
+
+}  // namespace railyard::mrail

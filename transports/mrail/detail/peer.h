@@ -1,0 +1,68 @@
+// Everything an endpoint keeps about one peer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "railyard/common/intrusive_list.h"
+#include "railyard/common/status.h"
+#include "railyard/transports/mrail/detail/inbound_message.h"
+#include "railyard/transports/mrail/detail/reorder_buffer.h"
+#include "railyard/transports/mrail/peer_id.h"
+#include "railyard/transports/mrail/request.h"
+#include "railyard/transports/mrail/stripe_plan.h"
+#include "railyard/transports/rail/rail.h"
+
+namespace railyard::mrail {
+
+struct Path {
+  std::size_t local_rail = 0;
+  std::size_t remote_rail = 0;
+  RailPeer address;  // the peer's rail in our local rail's address vector
+};
+
+struct Peer {
+  Peer(PeerId peer_id, std::uint64_t endpoint, std::vector<Path> routes, std::size_t home,
+       StripePlan stripes, std::uint32_t fragment, std::uint32_t send_window,
+       std::uint32_t receive_window)
+      : id(peer_id),
+        endpoint_id(endpoint),
+        paths(std::move(routes)),
+        home_path(home),
+        plan(std::move(stripes)),
+        max_fragment(fragment),
+        window(send_window),
+        early(receive_window) {}
+
+  PeerId id;
+  std::uint64_t endpoint_id;
+  std::vector<Path> paths;
+  std::size_t home_path;
+  StripePlan plan;  // over `paths`, weighted by their local rails
+  std::uint32_t max_fragment;
+  std::size_t next_path = 0;  // round-robin and stripe rotation
+
+  // Sending: sequence numbers, and the peer's credit.
+  std::uint32_t window;
+  SeqNum next_seq = 0;
+  SeqNum credit = 0;  // the peer has taken in every message before this one
+  IntrusiveList<Request, &Request::queue_hook_> waiting;  // for the window to open
+
+  // Receiving: messages before their turn, and those past it still in use
+  // (being assembled, or waiting unexpected for a receive).
+  ReorderBuffer<std::unique_ptr<InboundMessage>> early;
+  std::unordered_map<SeqNum, std::unique_ptr<InboundMessage>> current;
+  SeqNum credited = 0;  // the last credit we sent
+
+  bool failed = false;
+  Status failure;
+
+  [[nodiscard]] bool window_open() const noexcept {
+    return seq_distance(credit, next_seq) < window;
+  }
+};
+
+}  // namespace railyard::mrail

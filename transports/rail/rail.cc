@@ -1,0 +1,633 @@
+#include "railyard/transports/rail/rail.h"
+
+#include <rdma/fi_domain.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <rdma/fi_tagged.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "railyard/common/detail/byte_codec.h"
+#include "railyard/common/detail/log.h"
+#include "railyard/common/error.h"
+#include "railyard/transports/rail/detail/remote_key.h"
+#include "railyard/transports/rail/progress.h"
+#include "railyard/transports/rail/provider_selection.h"
+
+namespace railyard {
+
+// The fabric and domain outlive the Rail while registrations still use them.
+struct Rail::Resources {
+  explicit Resources(fi_info& info) : fabric(info), domain(fabric, info) {}
+  fabric::Fabric fabric;
+  fabric::Domain domain;
+};
+
+namespace {
+
+constexpr std::size_t kCompletionBatch = 32;
+// Bounds one progress() call so a busy rail cannot starve its neighbours.
+constexpr int kMaxBatchesPerProgress = 8;
+
+RailOptions resolve_options(RailOptions options) {
+  log::check_environment();
+  if (options.provider.empty()) {
+    options.provider = default_provider();
+  }
+  return options;
+}
+
+std::optional<BindAddress> resolve_address(const RailOptions& options) {
+  if (options.address.empty()) {
+    return std::nullopt;
+  }
+  return resolve_bind_address("rail address", options.address);
+}
+
+fabric::FabricInfo checked_info(const RailOptions& options,
+                                const std::optional<BindAddress>& address) {
+  auto info = select_rail_info(options.provider, address ? &*address : nullptr);
+  require_rail_limits(read_limits(*info.get()));
+  return info;
+}
+
+std::size_t queue_size(const RailOptions& options, const RailLimits& limits) {
+  if (options.completion_queue_size != 0) {
+    return options.completion_queue_size;
+  }
+  return limits.tx_queue_size + limits.rx_queue_size;
+}
+
+StatusCode code_for(int fi_errno) noexcept {
+  switch (fi_errno) {
+    case FI_ETRUNC:
+    case FI_ETOOSMALL:
+      return StatusCode::kTruncated;
+    case FI_ECANCELED:
+      return StatusCode::kCanceled;
+    case FI_ETIMEDOUT:
+      return StatusCode::kTimedOut;
+    case FI_EINVAL:
+    case FI_EMSGSIZE:
+      return StatusCode::kInvalidArgument;
+    case FI_ECONNREFUSED:
+    case FI_ECONNRESET:
+    case FI_ECONNABORTED:
+    case FI_EHOSTUNREACH:
+    case FI_ENOTCONN:
+    case FI_EADDRNOTAVAIL:
+    case FI_ESHUTDOWN:
+      return StatusCode::kUnreachable;
+    default:
+      return StatusCode::kIoError;
+  }
+}
+
+// Marks a rail busy in progress() for the guard's lifetime, so an
+// on_complete that calls progress() again returns at once.
+class ProgressGuard {
+ public:
+  explicit ProgressGuard(bool& flag) : flag_(flag) { flag_ = true; }
+  ~ProgressGuard() { flag_ = false; }
+  ProgressGuard(const ProgressGuard&) = delete;
+  ProgressGuard& operator=(const ProgressGuard&) = delete;
+  ProgressGuard(ProgressGuard&&) = delete;
+  ProgressGuard& operator=(ProgressGuard&&) = delete;
+
+ private:
+  bool& flag_;
+};
+
+bool is_receive(OpKind kind) noexcept {
+  return kind == OpKind::kRecv || kind == OpKind::kTaggedRecv;
+}
+
+}  // namespace
+
+Rail::Rail() : Rail(RailOptions::from_environment()) {}
+
+Rail::Rail(const RailOptions& options)
+    : options_(resolve_options(options)),
+      bind_address_(resolve_address(options_)),
+      info_(checked_info(options_, bind_address_)),
+      limits_(read_limits(*info_.get())),
+      resources_(std::make_shared<Resources>(*info_.get())),
+      av_(resources_->domain, options_.expected_peers),
+      cq_(resources_->domain, queue_size(options_, limits_)),
+      endpoint_(resources_->domain, *info_.get()),
+      completion_batch_(kCompletionBatch) {
+  endpoint_.bind(av_);
+  endpoint_.bind(cq_);
+  endpoint_.enable();
+  address_ = endpoint_.name();
+  name_ = av_.to_string(address_);
+  static constexpr std::array<const char*, 3> kWaitNames{"fd", "provider", "none (yield)"};
+  log::info("rail {}: {}{}; wait object {}", name_, limits_.summary(),
+            bind_address_ ? fmt::format(", bound from '{}' on {}", bind_address_->spec,
+                                        bind_address_->interface)
+                          : std::string(", on the provider's default interface"),
+            kWaitNames.at(static_cast<std::size_t>(cq_.wait_kind())));
+}
+
+Rail::~Rail() {
+  // Operations still in flight belong to their owners; closing the endpoint
+  // discards them. Say so, because an owner waiting on one would wait forever.
+  const std::size_t deferred = tx_backlog_.size() + rx_backlog_.size();
+  if (deferred != 0) {
+    log::debug("rail {}: closing with {} deferred posts never issued", name_, deferred);
+  }
+}
+
+RailPeer Rail::insert_peer(std::span<const std::byte> address) {
+  if (limits_.address_length != 0 && address.size() != limits_.address_length) {
+    throw Error(fmt::format("peer address is {} bytes, but rail {} ({}) uses {}-byte {} addresses",
+                            address.size(), name_, limits_.provider, limits_.address_length,
+                            limits_.address_format));
+  }
+  return RailPeer{av_.insert(address)};
+}
+
+void Rail::remove_peer(RailPeer peer) { av_.remove(peer.address); }
+
+LocalRegion Rail::register_memory(void* base, std::size_t length) {
+  if (base == nullptr || length == 0) {
+    throw Error(fmt::format("rail {}: cannot register an empty region ({} bytes at {})", name_,
+                            length, base));
+  }
+  constexpr std::uint64_t kAccess =
+      FI_SEND | FI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
+  LocalRegion region;
+  region.domain_keepalive_ = resources_;
+  region.registration_ =
+      fabric::MemoryRegion(resources_->domain, base, length, kAccess, next_requested_key_++);
+  if (limits_.mr_endpoint()) {
+    region.registration_.bind_and_enable(endpoint_);
+  }
+  region.base_ = base;
+  region.length_ = length;
+  region.descriptor_ = region.registration_.descriptor();
+
+  RemoteKey key;
+  key.length = length;
+  if (limits_.mr_raw()) {
+    key.raw = true;
+    key.key = region.registration_.raw_key(key.base_address);
+  } else {
+    key.base_address = limits_.mr_virt_addr() ? reinterpret_cast<std::uint64_t>(base) : 0;
+    ByteWriter(key.key).u64(region.registration_.key());
+  }
+  region.remote_key_ = encode_remote_key(key);
+  return region;
+}
+
+RemoteRegion Rail::import_region(std::span<const std::byte> remote_key) {
+  RemoteKey key = decode_remote_key(remote_key);
+  if (key.raw != limits_.mr_raw()) {
+    throw Error(fmt::format(
+        "remote memory key is {} but rail {} ({}) uses {} keys: the peer runs another provider",
+        key.raw ? "raw" : "a plain 64-bit key", name_, limits_.provider,
+        limits_.mr_raw() ? "raw" : "plain 64-bit"));
+  }
+  RemoteRegion region;
+  region.domain_keepalive_ = resources_;
+  region.base_address_ = key.base_address;
+  region.length_ = key.length;
+  if (key.raw) {
+    region.mapped_ = fabric::MappedKey(resources_->domain, key.base_address, std::move(key.key));
+    region.key_ = region.mapped_.key();
+  } else {
+    region.key_ = ByteReader(key.key).u64();  // decode_remote_key checked it is 8 bytes
+  }
+  return region;
+}
+
+Status Rail::post(const char* what, PendingPost post) {
+  if (post.buffer == nullptr && post.length != 0) {
+    return {StatusCode::kInvalidArgument,
+            fmt::format("{} on rail {}: {} bytes at a null address", what, name_, post.length)};
+  }
+  if (post.inject && post.length > limits_.inject_size) {
+    return {StatusCode::kInvalidArgument,
+            fmt::format("{} of {} bytes on rail {}: provider {} injects at most {} bytes", what,
+                        post.length, name_, limits_.provider, limits_.inject_size)};
+  }
+  // Injects copy their bytes at once and need no registration.
+  if (!post.inject && limits_.mr_local() && post.descriptor == nullptr && post.length != 0) {
+    return {StatusCode::kInvalidArgument,
+            fmt::format("{} on rail {}: provider {} needs registered memory (FI_MR_LOCAL); pass "
+                        "a buffer from a LocalRegion",
+                        what, name_, limits_.provider)};
+  }
+  const bool receive = is_receive(post.kind);
+  return submit(std::move(post), receive ? rx_backlog_ : tx_backlog_);
+}
+
+Status Rail::post_send(RailOp& op, RailPeer peer, ConstBuffer source) {
+  // libfabric's send calls take non-const buffers; they do not write them.
+  return post("send", {.kind = OpKind::kSend,
+                       .op = &op,
+                       .peer = peer.address,
+                       .buffer = const_cast<void*>(source.data),
+                       .length = source.size,
+                       .descriptor = source.descriptor});
+}
+
+Status Rail::post_recv(RailOp& op, MutableBuffer destination) {
+  return post("receive", {.kind = OpKind::kRecv,
+                          .op = &op,
+                          .buffer = destination.data,
+                          .length = destination.size,
+                          .descriptor = destination.descriptor});
+}
+
+Status Rail::post_tagged_send(RailOp& op, RailPeer peer, ConstBuffer source, std::uint64_t tag) {
+  return post("tagged send", {.kind = OpKind::kTaggedSend,
+                              .op = &op,
+                              .peer = peer.address,
+                              .buffer = const_cast<void*>(source.data),
+                              .length = source.size,
+                              .descriptor = source.descriptor,
+                              .tag = tag});
+}
+
+Status Rail::post_tagged_recv(RailOp& op, MutableBuffer destination, std::uint64_t tag,
+                              std::uint64_t ignore) {
+  return post("tagged receive", {.kind = OpKind::kTaggedRecv,
+                                 .op = &op,
+                                 .buffer = destination.data,
+                                 .length = destination.size,
+                                 .descriptor = destination.descriptor,
+                                 .tag = tag,
+                                 .ignore = ignore});
+}
+
+Status Rail::inject(RailPeer peer, ConstBuffer source) {
+  return post("inject", {.kind = OpKind::kSend,
+                         .peer = peer.address,
+                         .buffer = const_cast<void*>(source.data),
+                         .length = source.size,
+                         .inject = true});
+}
+
+Status Rail::tagged_inject(RailPeer peer, ConstBuffer source, std::uint64_t tag) {
+  return post("tagged inject", {.kind = OpKind::kTaggedSend,
+                                .peer = peer.address,
+                                .buffer = const_cast<void*>(source.data),
+                                .length = source.size,
+                                .tag = tag,
+                                .inject = true});
+}
+
+Status Rail::check_remote(const char* what, std::size_t size, const RemoteRegion& region,
+                          std::uint64_t offset) const {
+  if (offset > region.length() || size > region.length() - offset) {
+    return {StatusCode::kInvalidArgument,
+            fmt::format("{} of {} bytes at offset {} on rail {} exceeds the {}-byte remote region",
+                        what, size, offset, name_, region.length())};
+  }
+  return {};
+}
+
+Status Rail::post_write(RailOp& op, RailPeer peer, ConstBuffer source, const RemoteRegion& target,
+                        std::uint64_t offset) {
+  if (auto status = check_remote("RMA write", source.size, target, offset); !status.ok()) {
+    return status;
+  }
+  return post("RMA write", {.kind = OpKind::kWrite,
+                            .op = &op,
+                            .peer = peer.address,
+                            .buffer = const_cast<void*>(source.data),
+                            .length = source.size,
+                            .descriptor = source.descriptor,
+                            .remote_address = target.address(offset),
+                            .remote_key = target.key()});
+}
+
+Status Rail::post_read(RailOp& op, RailPeer peer, MutableBuffer destination,
+                       const RemoteRegion& source, std::uint64_t offset) {
+  if (auto status = check_remote("RMA read", destination.size, source, offset); !status.ok()) {
+    return status;
+  }
+  return post("RMA read", {.kind = OpKind::kRead,
+                           .op = &op,
+                           .peer = peer.address,
+                           .buffer = destination.data,
+                           .length = destination.size,
+                           .descriptor = destination.descriptor,
+                           .remote_address = source.address(offset),
+                           .remote_key = source.key()});
+}
+
+Status Rail::submit(PendingPost post, std::deque<PendingPost>& backlog) {
+  if (post.op != nullptr) {
+    if (post.op->in_flight_) {
+      return {StatusCode::kInvalidArgument,
+              fmt::format("{} on rail {}: the operation is already in flight", to_string(post.kind),
+                          name_)};
+    }
+    post.op->kind_ = post.kind;
+    post.op->posted_length_ = post.length;
+  }
+  // Behind a deferred post, a new one waits its turn: posts on one queue are
+  // issued in the order they were made.
+  if (backlog.empty()) {
+    const long rc = issue(post);
+    if (rc == 0) {
+      if (post.op != nullptr) {
+        post.op->in_flight_ = true;
+      } else {
+        ++counters_.messages_sent;
+        counters_.bytes_sent += post.length;
+      }
+      return {};
+    }
+    if (rc != -FI_EAGAIN) {
+      const int err = static_cast<int>(-rc);
+      return {code_for(err),
+              fmt::format("{} of {} bytes on rail {} refused: {}", to_string(post.kind),
+                          post.length, name_, fi_strerror(err)),
+              err};
+    }
+  }
+  if (post.inject) {
+    const auto* bytes = static_cast<const std::byte*>(post.buffer);
+    post.inject_copy.assign(bytes, bytes + post.length);
+  }
+  if (post.op != nullptr) {
+    post.op->in_flight_ = true;
+  }
+  ++counters_.deferred_posts;
+  post.deferred_at = std::chrono::steady_clock::now();
+  backlog.push_back(std::move(post));
+  return {};
+}
+
+long Rail::issue(const PendingPost& post) noexcept {
+  fid_ep* ep = endpoint_.get();
+  void* context = post.op != nullptr ? &post.op->context_ : nullptr;
+  void* buffer =
+      post.inject_copy.empty() ? post.buffer : const_cast<std::byte*>(post.inject_copy.data());
+  if (post.inject) {
+    return post.kind == OpKind::kTaggedSend
+               ? fi_tinject(ep, buffer, post.length, post.peer, post.tag)
+               : fi_inject(ep, buffer, post.length, post.peer);
+  }
+  switch (post.kind) {
+    case OpKind::kSend:
+      return fi_send(ep, buffer, post.length, post.descriptor, post.peer, context);
+    case OpKind::kRecv:
+      return fi_recv(ep, buffer, post.length, post.descriptor, FI_ADDR_UNSPEC, context);
+    case OpKind::kTaggedSend:
+      return fi_tsend(ep, buffer, post.length, post.descriptor, post.peer, post.tag, context);
+    case OpKind::kTaggedRecv:
+      return fi_trecv(ep, buffer, post.length, post.descriptor, FI_ADDR_UNSPEC, post.tag,
+                      post.ignore, context);
+    case OpKind::kWrite:
+      return fi_write(ep, buffer, post.length, post.descriptor, post.peer, post.remote_address,
+                      post.remote_key, context);
+    case OpKind::kRead:
+      return fi_read(ep, buffer, post.length, post.descriptor, post.peer, post.remote_address,
+                     post.remote_key, context);
+  }
+  return -FI_EINVAL;
+}
+
+void Rail::drain(std::deque<PendingPost>& backlog) {
+  while (!backlog.empty()) {
+    PendingPost& post = backlog.front();
+    const long rc = issue(post);
+    if (rc == -FI_EAGAIN) {
+      const auto waited = std::chrono::steady_clock::now() - post.deferred_at;
+      if (waited < options_.post_timeout) {
+        return;
+      }
+      // Refused for far longer than a full queue or a connection takes: the
+      // peer is gone (tcp;ofi_rxm refuses posts to a dead peer forever). The
+      // post fails so the rest of the queue can go, and its owner learns why.
+      Status gone(StatusCode::kUnreachable,
+                  fmt::format("{} of {} bytes on rail {}: the provider kept refusing it "
+                              "(FI_EAGAIN) for {:.1f} s; the peer is probably gone",
+                              to_string(post.kind), post.length, name_,
+                              std::chrono::duration<double>(options_.post_timeout).count()),
+                  FI_EAGAIN);
+      PendingPost stuck = std::move(post);
+      backlog.pop_front();
+      fail_deferred(stuck, std::move(gone));
+      continue;
+    }
+    PendingPost done = std::move(post);
+    backlog.pop_front();
+    if (rc == 0) {
+      if (done.op == nullptr) {
+        ++counters_.messages_sent;
+        counters_.bytes_sent += done.length;
+      }
+      continue;
+    }
+    const int err = static_cast<int>(-rc);
+    const std::string message =
+        fmt::format("deferred {} of {} bytes on rail {} failed: {}", to_string(done.kind),
+                    done.length, name_, fi_strerror(err));
+    fail_deferred(done, Status(code_for(err), message, err));
+  }
+}
+
+void Rail::fail_deferred(const PendingPost& post, Status status) {
+  ++counters_.errors;
+  if (post.op == nullptr) {
+    log::error("{}", status.message());
+    return;
+  }
+  Completion completion;
+  completion.kind = post.kind;
+  completion.status = std::move(status);
+  finish(*post.op, completion);
+}
+
+Status Rail::cancel(RailOp& op) {
+  if (!op.in_flight_) {
+    return {StatusCode::kInvalidArgument,
+            fmt::format("cancel on rail {}: the operation is not in flight", name_)};
+  }
+  for (auto* backlog : {&tx_backlog_, &rx_backlog_}) {
+    const auto it = std::find_if(backlog->begin(), backlog->end(),
+                                 [&](const PendingPost& post) { return post.op == &op; });
+    if (it != backlog->end()) {
+      Completion completion;
+      completion.kind = it->kind;
+      completion.status = Status(
+          StatusCode::kCanceled,
+          fmt::format("{} on rail {} canceled before it was issued", to_string(it->kind), name_),
+          FI_ECANCELED);
+      backlog->erase(it);
+      local_completions_.emplace_back(&op, std::move(completion));
+      return {};
+    }
+  }
+  const long rc = fi_cancel(&endpoint_.get()->fid, &op.context_);
+  if (rc != 0) {
+    const int err = static_cast<int>(-rc);
+    return {code_for(err), fmt::format("fi_cancel on rail {} failed: {}", name_, fi_strerror(err)),
+            err};
+  }
+  return {};
+}
+
+void Rail::finish(RailOp& op, const Completion& completion) {
+  op.in_flight_ = false;
+  if (!completion.status.ok()) {
+    log::debug("rail {}: {}", name_, completion.status.to_string());
+  }
+  op.on_complete(completion);
+}
+
+std::size_t Rail::deliver(std::span<const fi_cq_tagged_entry> entries) {
+  for (const auto& entry : entries) {
+    if (entry.op_context == nullptr) {
+      log::warn("rail {}: completion without an operation (flags 0x{:x}) ignored", name_,
+                entry.flags);
+      continue;
+    }
+    RailOp& op = *static_cast<RailOp::Context*>(entry.op_context)->owner;
+    Completion completion;
+    completion.kind = op.kind_;
+    completion.length = is_receive(op.kind_) ? entry.len : op.posted_length_;
+    completion.tag = entry.tag;
+    if ((entry.flags & FI_REMOTE_CQ_DATA) != 0) {
+      completion.data = entry.data;
+      completion.has_data = true;
+    }
+    switch (op.kind_) {
+      case OpKind::kSend:
+      case OpKind::kTaggedSend:
+        ++counters_.messages_sent;
+        counters_.bytes_sent += completion.length;
+        break;
+      case OpKind::kRecv:
+      case OpKind::kTaggedRecv:
+        ++counters_.messages_received;
+        counters_.bytes_received += completion.length;
+        break;
+      case OpKind::kWrite:
+        ++counters_.writes;
+        counters_.bytes_written += completion.length;
+        break;
+      case OpKind::kRead:
+        ++counters_.reads;
+        counters_.bytes_read += completion.length;
+        break;
+    }
+    finish(op, completion);
+  }
+  return entries.size();
+}
+
+std::size_t Rail::deliver_error() {
+  fi_cq_err_entry entry{};
+  if (!cq_.read_error(entry)) {
+    return 0;
+  }
+  ++counters_.errors;
+  const std::string text = cq_.error_text(entry);
+  if (entry.op_context == nullptr) {
+    log::error("rail {}: error completion without an operation: {} ({})", name_, text,
+               fi_strerror(entry.err));
+    return 0;
+  }
+  RailOp& op = *static_cast<RailOp::Context*>(entry.op_context)->owner;
+  Completion completion;
+  completion.kind = op.kind_;
+  completion.length = entry.len;
+  completion.tag = entry.tag;
+  std::string message;
+  if (entry.err == FI_ETRUNC || entry.err == FI_ETOOSMALL) {
+    // Some providers (tcp;ofi_rxm) report neither the delivered nor the
+    // dropped length: state the sizes only when they are known.
+    const std::string size = entry.olen != 0
+                                 ? fmt::format("{}-byte message", entry.len + entry.olen)
+                                 : std::string("message of unreported length");
+    message = fmt::format("{} on rail {}: a {} (tag 0x{:x}) does not fit the {}-byte buffer",
+                          to_string(op.kind_), name_, size, entry.tag, op.posted_length_);
+  } else {
+    message = fmt::format("{} of {} bytes on rail {} failed: {} ({})", to_string(op.kind_),
+                          op.posted_length_, name_, fi_strerror(entry.err), text);
+  }
+  completion.status = Status(code_for(entry.err), std::move(message), entry.err);
+  finish(op, completion);
+  return 1;
+}
+
+std::size_t Rail::progress() {
+  if (in_progress_) {
+    return 0;  // called from an on_complete: the outer call keeps going
+  }
+  const ProgressGuard guard(in_progress_);
+
+  std::size_t delivered = 0;
+  if (!local_completions_.empty()) {
+    auto pending = std::exchange(local_completions_, {});
+    for (auto& [op, completion] : pending) {
+      finish(*op, completion);
+      ++delivered;
+    }
+  }
+  const std::span<fi_cq_tagged_entry> entries(completion_batch_);
+  for (int batch = 0; batch < kMaxBatchesPerProgress; ++batch) {
+    const long n = cq_.read(entries);
+    if (n == -FI_EAVAIL) {
+      delivered += deliver_error();
+      continue;
+    }
+    if (n < 0) {
+      log::error("rail {}: fi_cq_read failed: {} ({})", name_, fi_strerror(static_cast<int>(-n)),
+                 n);
+      break;
+    }
+    delivered += deliver(std::span(entries.data(), static_cast<std::size_t>(n)));
+    if (static_cast<std::size_t>(n) < entries.size()) {
+      break;
+    }
+  }
+  drain(tx_backlog_);
+  drain(rx_backlog_);
+  return delivered;
+}
+
+std::size_t Rail::progress_blocking(std::chrono::milliseconds timeout) {
+  if (in_progress_) {
+    return 0;
+  }
+  const std::span<fi_cq_tagged_entry> entries(completion_batch_);
+  const long n = cq_.sread(entries, timeout);
+  std::size_t delivered = 0;
+  {
+    const ProgressGuard guard(in_progress_);
+    if (n > 0) {
+      delivered += deliver(std::span(entries.data(), static_cast<std::size_t>(n)));
+    } else if (n == -FI_EAVAIL) {
+      delivered += deliver_error();
+    }
+  }
+  return delivered + progress();
+}
+
+bool Rail::ready_to_block() noexcept {
+  if (!local_completions_.empty()) {
+    return false;
+  }
+  std::array<fid*, 1> fids{&cq_.get()->fid};
+  return fi_trywait(resources_->fabric.get(), fids.data(), 1) == 0;
+}
+
+bool Rail::wait(const Request& request, std::chrono::milliseconds timeout) {
+  std::array<Rail*, 1> rails{this};
+  return progress_until(
+      rails, [&] { return request.done(); }, timeout, options_.wait);
+}
+
+}  // namespace railyard

@@ -1,0 +1,189 @@
+// One rail: one NIC driven through one reliable-datagram (FI_EP_RDM) libfabric
+// endpoint. The multi-rail layer stripes over several of these; tools and
+// tests use one directly.
+//
+// A Rail is driven by one thread at a time (its domain is opened with
+// FI_THREAD_DOMAIN): callers that share one across threads serialize access.
+// Every post is non-blocking. It returns a Status saying whether it was
+// accepted; an accepted operation finishes later, exactly once, when
+// progress() calls its RailOp::on_complete with a Completion.
+#pragma once
+
+#include <rdma/fabric.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "railyard/common/status.h"
+#include "railyard/transports/fabric/address_vector.h"
+#include "railyard/transports/fabric/completion_queue.h"
+#include "railyard/transports/fabric/endpoint.h"
+#include "railyard/transports/fabric/info.h"
+#include "railyard/transports/rail/bind_address.h"
+#include "railyard/transports/rail/buffer.h"
+#include "railyard/transports/rail/memory_regions.h"
+#include "railyard/transports/rail/rail_counters.h"
+#include "railyard/transports/rail/rail_limits.h"
+#include "railyard/transports/rail/rail_op.h"
+#include "railyard/transports/rail/rail_options.h"
+#include "railyard/transports/rail/request.h"
+
+namespace railyard {
+
+// A peer inserted into one rail's address vector.
+struct RailPeer {
+  fi_addr_t address = FI_ADDR_NOTAVAIL;
+  friend bool operator==(const RailPeer&, const RailPeer&) = default;
+};
+
+class Rail {
+ public:
+  // Opens the provider's fabric, domain, address vector, completion queue and
+  // endpoint at options.address. Throws ConfigError for a bad option or
+  // environment variable, Error when the provider cannot carry a rail, and
+  // FabricError when a libfabric call fails.
+  explicit Rail(const RailOptions& options);
+  // Options from the environment (RAILYARD_PROVIDER, RAILYARD_SPIN_US).
+  Rail();
+  ~Rail();
+
+  Rail(const Rail&) = delete;
+  Rail& operator=(const Rail&) = delete;
+  Rail(Rail&&) = delete;
+  Rail& operator=(Rail&&) = delete;
+
+  [[nodiscard]] const RailLimits& limits() const noexcept { return limits_; }
+  // The rail's address as the provider prints it: "fi_sockaddr_in://127.0.0.1:40123".
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  // The address blob peers insert to reach this rail.
+  [[nodiscard]] const std::vector<std::byte>& address() const noexcept { return address_; }
+  [[nodiscard]] const WaitPolicy& wait_policy() const noexcept { return options_.wait; }
+  // Where the rail was bound, when options.address named a place.
+  [[nodiscard]] const std::optional<BindAddress>& bind_address() const noexcept {
+    return bind_address_;
+  }
+  [[nodiscard]] const RailCounters& counters() const noexcept { return counters_; }
+
+  // Makes a peer's address blob usable as a destination. Throws Error when the
+  // blob cannot be an address of this rail's provider.
+  [[nodiscard]] RailPeer insert_peer(std::span<const std::byte> address);
+  void remove_peer(RailPeer peer);
+
+  // Registers [base, base + length) for sends, receives and RMA in both
+  // directions. Throws FabricError when the provider refuses.
+  [[nodiscard]] LocalRegion register_memory(void* base, std::size_t length);
+  // Imports a peer's LocalRegion::remote_key(). Throws Error when the blob is
+  // malformed or made by a provider with another key format.
+  [[nodiscard]] RemoteRegion import_region(std::span<const std::byte> remote_key);
+
+  // Untagged messages, received in the order receives were posted.
+  [[nodiscard]] Status post_send(RailOp& op, RailPeer peer, ConstBuffer source);
+  [[nodiscard]] Status post_recv(RailOp& op, MutableBuffer destination);
+  // Tagged messages: a receive matches a message whose tag equals `tag` in
+  // every bit not set in `ignore`. Receives accept any peer.
+  [[nodiscard]] Status post_tagged_send(RailOp& op, RailPeer peer, ConstBuffer source,
+                                        std::uint64_t tag);
+  [[nodiscard]] Status post_tagged_recv(RailOp& op, MutableBuffer destination, std::uint64_t tag,
+                                        std::uint64_t ignore = 0);
+  // At most limits().inject_size bytes, no completion; the source may be
+  // reused as soon as the call returns.
+  [[nodiscard]] Status inject(RailPeer peer, ConstBuffer source);
+  [[nodiscard]] Status tagged_inject(RailPeer peer, ConstBuffer source, std::uint64_t tag);
+  // One-sided transfers between local memory and bytes [offset, offset + size)
+  // of a peer's region.
+  [[nodiscard]] Status post_write(RailOp& op, RailPeer peer, ConstBuffer source,
+                                  const RemoteRegion& target, std::uint64_t offset);
+  [[nodiscard]] Status post_read(RailOp& op, RailPeer peer, MutableBuffer destination,
+                                 const RemoteRegion& source, std::uint64_t offset);
+
+  // Asks for an in-flight operation to end early. If it had not finished, it
+  // completes (from progress()) with StatusCode::kCanceled.
+  [[nodiscard]] Status cancel(RailOp& op);
+
+  // Reads the completion queue without blocking, runs the finished
+  // operations' on_complete, and retries deferred posts. Returns the number of
+  // operations completed.
+  std::size_t progress();
+
+  // Progresses until `request` completes or `timeout` passes, spinning and
+  // then blocking per wait_policy(). Returns request.done().
+  bool wait(const Request& request, std::chrono::milliseconds timeout);
+
+  // For waiters blocking on several rails at once (see progress.h).
+  [[nodiscard]] fabric::WaitKind wait_kind() const noexcept { return cq_.wait_kind(); }
+  [[nodiscard]] int wait_fd() const noexcept { return cq_.wait_fd(); }
+  // True when sleeping on wait_fd() cannot miss an event (fi_trywait).
+  [[nodiscard]] bool ready_to_block() noexcept;
+  // Blocks inside the provider for up to `timeout` (WaitKind::kSread rails),
+  // then completes what arrived.
+  std::size_t progress_blocking(std::chrono::milliseconds timeout);
+  // Posts the provider refused for now, still to be retried.
+  [[nodiscard]] bool has_deferred_posts() const noexcept {
+    return !tx_backlog_.empty() || !rx_backlog_.empty();
+  }
+
+ private:
+  struct Resources;
+
+  // A post the provider refused with FI_EAGAIN, kept to retry in order.
+  struct PendingPost {
+    OpKind kind = OpKind::kSend;
+    RailOp* op = nullptr;  // nullptr for injects
+    fi_addr_t peer = FI_ADDR_UNSPEC;
+    void* buffer = nullptr;
+    std::size_t length = 0;
+    void* descriptor = nullptr;
+    std::uint64_t tag = 0;
+    std::uint64_t ignore = 0;
+    std::uint64_t remote_address = 0;
+    std::uint64_t remote_key = 0;
+    bool inject = false;
+    std::vector<std::byte> inject_copy{};  // an inject's bytes, owned while deferred
+    std::chrono::steady_clock::time_point deferred_at{};
+  };
+
+  // Validates a post, then issues it or queues it behind deferred ones.
+  [[nodiscard]] Status post(const char* what, PendingPost post);
+  [[nodiscard]] Status check_remote(const char* what, std::size_t size, const RemoteRegion& region,
+                                    std::uint64_t offset) const;
+  [[nodiscard]] Status submit(PendingPost post, std::deque<PendingPost>& backlog);
+  [[nodiscard]] long issue(const PendingPost& post) noexcept;
+  void drain(std::deque<PendingPost>& backlog);
+  void fail_deferred(const PendingPost& post, Status status);
+  std::size_t deliver(std::span<const struct fi_cq_tagged_entry> entries);
+  std::size_t deliver_error();
+  void finish(RailOp& op, const Completion& completion);
+
+  RailOptions options_;
+  std::optional<BindAddress> bind_address_;
+  fabric::FabricInfo info_;
+  RailLimits limits_;
+  std::shared_ptr<Resources> resources_;
+  fabric::AddressVector av_;
+  fabric::CompletionQueue cq_;
+  fabric::Endpoint endpoint_;
+  std::vector<std::byte> address_;
+  std::string name_;
+
+  RailCounters counters_;
+  std::deque<PendingPost> tx_backlog_;
+  std::deque<PendingPost> rx_backlog_;
+  // Completions produced outside the completion queue (canceled deferred
+  // posts), handed out by the next progress().
+  std::vector<std::pair<RailOp*, Completion>> local_completions_;
+  // Where progress() reads completions: kept from call to call, since a
+  // waiter polls an idle rail millions of times, and clearing a fresh 1.5 KB
+  // batch on each call is work that buys nothing.
+  std::vector<struct fi_cq_tagged_entry> completion_batch_;
+  std::uint64_t next_requested_key_ = 1;
+  bool in_progress_ = false;
+};
+
+}  // namespace railyard
