@@ -121,7 +121,7 @@ LocalRails rails_for_this_process() {
   LocalRails out;
   const auto ranks = infer_placements(machine, own, local.rank, local.size, out.placement);
   out.mapping = map_rails(machine, ranks, local.rank, options);
-  if (out.mapping.unbound) {
+  if (out.mapping.unbound && binding_changes_rails(machine, options)) {
     log::warn(
         "local rank {} is not bound to CPUs: its rails are chosen as if it ran on the NUMA "
         "nodes its local rank picks (bind ranks, e.g. mpirun --bind-to core, for the "

@@ -260,4 +260,24 @@ RailMapping map_rails(const MachineLayout& machine, const std::vector<RankPlacem
   return mapping;
 }
 
+bool binding_changes_rails(const MachineLayout& machine, const MappingOptions& options) {
+  std::optional<std::vector<std::string>> first;
+  for (const auto& node : machine.numa_nodes) {
+    std::vector<std::string> names;
+    try {
+      for (const auto& nic : map_rails(machine, {RankPlacement{node.cpus}}, 0, options).rails) {
+        names.push_back(nic.name);
+      }
+    } catch (const Error&) {
+      return true;  // the mapping itself fails: leave the warning to it
+    }
+    if (!first) {
+      first = std::move(names);
+    } else if (names != *first) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace railyard::topology

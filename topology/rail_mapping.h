@@ -68,4 +68,11 @@ struct RailMapping {
                                     const std::vector<RankPlacement>& ranks, unsigned local_rank,
                                     const MappingOptions& options = {});
 
+// Whether binding a rank can change its rails: true when ranks bound to
+// different NUMA nodes would get different NICs (NICs of several
+// localities). False on a machine with one NUMA node, or whose NICs are all
+// equally near every CPU, where an unbound rank loses nothing.
+[[nodiscard]] bool binding_changes_rails(const MachineLayout& machine,
+                                         const MappingOptions& options = {});
+
 }  // namespace railyard::topology

@@ -1,5 +1,15 @@
 // Reading railyard's environment variables. The environment is only ever read,
-// never modified (ofi_mrail's parser writes into getenv()'s storage).
+// never modified.
+//
+// libfabric's ofi_mrail provider, initialised by the first fi_getinfo of the
+// process (railyard's, Open MPI's, any library's), tokenises
+// FI_OFI_MRAIL_CONFIG and FI_OFI_MRAIL_ADDR in place: after it, getenv()
+// returns the text up to the first comma. So every RAILYARD_* and
+// FI_OFI_MRAIL_* variable is captured when the library is loaded, before any
+// libfabric call, and a value found rewritten in place later (same storage,
+// other text) is replaced by the captured one, with a warning once per
+// variable. A variable the program itself sets, replaces or removes
+// (setenv, putenv, unsetenv give it new storage) is taken as it now is.
 #pragma once
 
 #include <optional>
@@ -14,5 +24,9 @@ namespace railyard::env {
 
 // The variable's value, or `fallback` when unset.
 [[nodiscard]] std::string get_or(const char* name, std::string_view fallback);
+
+// Whether get() protects `name` against in-place rewrites (RAILYARD_* and
+// FI_OFI_MRAIL_*).
+[[nodiscard]] bool captured(std::string_view name) noexcept;
 
 }  // namespace railyard::env

@@ -140,7 +140,24 @@ json gather_report(const ReportOptions& options) {
     mapping["error"] = e.what();
   }
   report["mapping"] = mapping;
+
+  // The settings shown above that a job would refuse, for the exit status.
+  json invalid = json::array();
+  if (report["rail_addresses"].contains("error")) {
+    invalid.push_back("FI_OFI_MRAIL_ADDR");
+  }
+  if (report["policies"].contains("error")) {
+    invalid.push_back("FI_OFI_MRAIL_CONFIG");
+  }
+  if (mapping.contains("error")) {
+    invalid.push_back("the rail mapping (RAILYARD_RAILS, RAILYARD_NET_IFACES, --binding)");
+  }
+  report["invalid_settings"] = invalid;
   return report;
+}
+
+std::vector<std::string> invalid_settings(const json& report) {
+  return report["invalid_settings"].get<std::vector<std::string>>();
 }
 
 std::string render_text(const json& report) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace railyard::info {
 
@@ -19,6 +20,10 @@ struct ReportOptions {
 };
 
 [[nodiscard]] nlohmann::json gather_report(const ReportOptions& options);
+
+// The settings the report shows as invalid (FI_OFI_MRAIL_ADDR,
+// FI_OFI_MRAIL_CONFIG, the mapping's variables); empty when all are valid.
+[[nodiscard]] std::vector<std::string> invalid_settings(const nlohmann::json& report);
 
 // The report as text for a terminal, like fi_info or ucx_info.
 [[nodiscard]] std::string render_text(const nlohmann::json& report);

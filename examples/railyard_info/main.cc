@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
+
 #include "machine_report.h"
 #include "railyard_tools/tool_main.h"
 
@@ -28,6 +30,14 @@ int run(int argc, char** argv) {
   options.include_loopback = options.include_down;
   const auto report = railyard::info::gather_report(options);
   fmt::print("{}", json ? report.dump(2) + "\n" : railyard::info::render_text(report));
+  // Scripts check a configuration by the exit status: everything is shown
+  // first, then an invalid setting fails the run.
+  if (const auto invalid = railyard::info::invalid_settings(report); !invalid.empty()) {
+    std::fflush(stdout);
+    fmt::print(stderr, "railyard-info: invalid settings: {} (see the errors above)\n",
+               fmt::join(invalid, "; "));
+    return 1;
+  }
   return 0;
 }
 

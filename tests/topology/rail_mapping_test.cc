@@ -216,5 +216,14 @@ TEST(InterfaceFilter, PrefixExactAndExclude) {
   EXPECT_TRUE(InterfaceFilter::parse("^=eth0").matches("eth01"));
 }
 
+// The "not bound to CPUs" warning is given only where binding could change
+// the rails.
+TEST(RailMapping, BindingChangesRailsOnlyWhereNicsHaveSeveralLocalities) {
+  // Every NUMA node has its own card.
+  EXPECT_TRUE(binding_changes_rails(machine("96em64t-4n4d3ca2co-pci.xml")));
+  // All NICs hang off NUMA node 0: a rank anywhere gets the same ones.
+  EXPECT_FALSE(binding_changes_rails(machine("24em64t-2n6c2t-pci.xml")));
+}
+
 }  // namespace
 }  // namespace railyard::topology
