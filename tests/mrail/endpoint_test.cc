@@ -478,6 +478,47 @@ TEST(Endpoint, MalformedWireMessagesAreDroppedAndCounted) {
   EXPECT_EQ(in[0], std::byte{9});
 }
 
+// Transfer ids are the sender's own: a FIN naming one, from any peer but
+// the one the rendezvous went to, must not complete the send.
+TEST(Endpoint, AFinFromAnotherPeerDoesNotEndARendezvous) {
+  EndpointGroup group({endpoint_options(1), endpoint_options(1), endpoint_options(1)});
+  std::vector<std::byte> out(1 << 20);
+  fill_pattern(out, 11);
+  Request send;
+  ASSERT_TRUE(group[0].send(send, group.ids[0][1], out.data(), out.size(), 5).ok());
+  (void)group.run_until([] { return false; }, std::chrono::milliseconds(200));
+  ASSERT_FALSE(send.done());
+
+  // Endpoint 2's identity on a raw rail: FIN for endpoint 0's first transfer.
+  RailOptions raw_options;
+  raw_options.address = "127.0.0.1";
+  Rail raw(raw_options);
+  const RailPeer to_sender = raw.insert_peer(decode_address(group[0].address()).rails[0].address);
+  Header fin;
+  fin.type = MessageType::kFin;
+  fin.source = group[2].id();
+  fin.word = 1;
+  std::vector<std::byte> forged(kHeaderSize);
+  encode_header(fin, forged.data());
+  railyard::Request forged_send;
+  ASSERT_TRUE(
+      raw.post_send(forged_send, to_sender, ConstBuffer{forged.data(), forged.size()}).ok());
+  ASSERT_TRUE(group.run_until([&] {
+    raw.progress();
+    return group[0].counters().dropped_messages == 1;
+  })) << "the forged FIN was not dropped";
+  EXPECT_FALSE(send.done()) << "a FIN from the wrong peer completed the rendezvous send";
+
+  // The real receiver still pulls the message and ends the send.
+  std::vector<std::byte> in(out.size());
+  Request recv;
+  ASSERT_TRUE(group[1].recv(recv, group.ids[1][0], in.data(), in.size(), 5).ok());
+  ASSERT_TRUE(group.run_until([&] { return send.done() && recv.done(); }));
+  EXPECT_TRUE(send.status().ok()) << send.status().to_string();
+  EXPECT_TRUE(recv.status().ok()) << recv.status().to_string();
+  EXPECT_EQ(in, out);
+}
+
 TEST(Endpoint, MessagesFromAPeerNotYetInsertedWaitForIt) {
   Endpoint a(endpoint_options(2));
   Endpoint b(endpoint_options(2));

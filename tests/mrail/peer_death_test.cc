@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <memory>
+#include <stdexcept>
+#include <vector>
 
 #include "endpoint_pair.h"
 #include "railyard/transports/mrail/endpoint.h"
@@ -89,6 +92,131 @@ TEST(PeerDeath, SendsAndReceivesToADeadPeerFailInBoundedTime) {
   const Status refused = endpoint.send(late, peer, buffer.data(), 8, 4);
   EXPECT_EQ(refused.code(), StatusCode::kUnreachable) << refused.to_string();
   EXPECT_FALSE(late.in_flight());
+}
+
+// A child that has exchanged one message each way with the parent, then
+// progresses until it is killed.
+ForkedPeer connected_child(const Options& options) {
+  return ForkedPeer([options](Pipe& pipe) {
+    Endpoint endpoint(options);
+    pipe.send(endpoint.address());
+    const PeerId parent = endpoint.insert_peer(pipe.receive(std::chrono::seconds(30)));
+    std::array<std::byte, 8> buffer{};
+    Request recv;
+    if (!endpoint.recv(recv, parent, buffer.data(), buffer.size(), 1).ok() ||
+        !endpoint.wait(recv, std::chrono::seconds(30))) {
+      throw std::runtime_error("no message from the parent");
+    }
+    Request ready;
+    if (!endpoint.send(ready, parent, buffer.data(), buffer.size(), 9).ok()) {
+      throw std::runtime_error("could not answer the parent");
+    }
+    (void)endpoint.progress_until([] { return false; }, std::chrono::seconds(60));
+  });
+}
+
+PeerId connect_to(Endpoint& endpoint, ForkedPeer& child) {
+  const PeerId peer = endpoint.insert_peer(child.pipe().receive(std::chrono::seconds(30)));
+  child.pipe().send(endpoint.address());
+  std::array<std::byte, 8> buffer{};
+  Request send;
+  Request ready;
+  EXPECT_TRUE(endpoint.send(send, peer, buffer.data(), buffer.size(), 1).ok());
+  EXPECT_TRUE(endpoint.recv(ready, peer, buffer.data(), buffer.size(), 9).ok());
+  EXPECT_TRUE(endpoint.progress_until([&] { return send.done() && ready.done(); },
+                                      std::chrono::seconds(30)))
+      << "the child never answered";
+  return peer;
+}
+
+// Small sends go out as injects, which have no completion: when one is
+// deferred and then times out, the peer must still be failed, so that a
+// receive from it, and a wildcard receive it was the only possible sender
+// for, end with an error instead of waiting forever.
+TEST(PeerDeath, LostSmallSendsFailThePeerAndItsReceives) {
+  auto options = testing::endpoint_options(2, "-1:fixed");
+  options.post_timeout = std::chrono::seconds(2);
+  ForkedPeer child = connected_child(options);
+  Endpoint endpoint(options);
+  const PeerId peer = connect_to(endpoint, child);
+  EXPECT_EQ(child.kill_and_wait(), -SIGKILL);
+
+  std::array<std::byte, 8> buffer{};
+  std::array<std::byte, 8> any_buffer{};
+  Request recv;
+  Request any;
+  ASSERT_TRUE(endpoint.recv(recv, peer, buffer.data(), buffer.size(), 2).ok());
+  ASSERT_TRUE(endpoint.recv(any, kAnySource, any_buffer.data(), any_buffer.size(), 3).ok());
+  std::vector<std::unique_ptr<Request>> sends;
+  const auto start = std::chrono::steady_clock::now();
+  while (!recv.done() && std::chrono::steady_clock::now() - start < std::chrono::seconds(30)) {
+    sends.push_back(std::make_unique<Request>());
+    if (!endpoint.send(*sends.back(), peer, buffer.data(), buffer.size(), 4).ok()) {
+      sends.pop_back();
+    }
+    (void)endpoint.progress_until([&] { return recv.done(); }, std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(recv.done()) << "a receive from a peer whose messages were lost waited 30 s";
+  EXPECT_EQ(recv.status().code(), StatusCode::kUnreachable) << recv.status().to_string();
+  ASSERT_TRUE(endpoint.progress_until([&] { return any.done(); }, std::chrono::seconds(5)))
+      << "a wildcard receive whose only possible sender is dead stayed posted";
+  EXPECT_EQ(any.status().code(), StatusCode::kUnreachable) << any.status().to_string();
+  Request late_any;
+  const Status refused = endpoint.recv(late_any, kAnySource, any_buffer.data(), 8, 3);
+  EXPECT_EQ(refused.code(), StatusCode::kUnreachable) << refused.to_string();
+  EXPECT_FALSE(late_any.in_flight());
+  ASSERT_TRUE(endpoint.progress_until(
+      [&] {
+        return std::all_of(sends.begin(), sends.end(), [](const auto& s) { return s->done(); });
+      },
+      std::chrono::seconds(10)));
+}
+
+// The fragments of a dead peer's messages, queued behind its stalled
+// connection, must not hold up messages to a live peer on the same rail.
+TEST(PeerDeath, ADeadPeersQueuedTrafficDoesNotHoldUpOthers) {
+  auto options = testing::endpoint_options(1, "-1:fixed");
+  options.post_timeout = std::chrono::seconds(30);
+  ForkedPeer child = connected_child(options);
+  Endpoint endpoint(options);
+  Endpoint other(options);
+  const PeerId peer = connect_to(endpoint, child);
+  const PeerId to_other = endpoint.insert_peer(other.address());
+  const PeerId from_endpoint = other.insert_peer(endpoint.address());
+
+  // The child stops reading; eager messages to it pile up.
+  ASSERT_EQ(::kill(child.pid(), SIGSTOP), 0);
+  std::vector<std::byte> payload(200 << 10);
+  std::vector<std::unique_ptr<Request>> sends;
+  for (int i = 0; i < 64; ++i) {
+    sends.push_back(std::make_unique<Request>());
+    ASSERT_TRUE(endpoint.send(*sends.back(), peer, payload.data(), payload.size(), 5).ok());
+    (void)endpoint.progress();
+  }
+  (void)endpoint.progress_until([] { return false; }, std::chrono::milliseconds(500));
+  EXPECT_EQ(child.kill_and_wait(), -SIGKILL);
+
+  std::array<std::byte, 64> out{};
+  std::array<std::byte, 64> in{};
+  out.fill(std::byte{0x5a});
+  Request send;
+  Request recv;
+  ASSERT_TRUE(other.recv(recv, from_endpoint, in.data(), in.size(), 6).ok());
+  ASSERT_TRUE(endpoint.send(send, to_other, out.data(), out.size(), 6).ok());
+  std::array<Endpoint*, 2> both{&endpoint, &other};
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(Endpoint::progress_until(
+      both, [&] { return send.done() && recv.done(); }, std::chrono::seconds(60)));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15))
+      << "the live peer's message waited behind the dead peer's (post timeout 30 s)";
+  EXPECT_TRUE(recv.status().ok()) << recv.status().to_string();
+  EXPECT_EQ(in, out);
+  ASSERT_TRUE(Endpoint::progress_until(
+      both,
+      [&] {
+        return std::all_of(sends.begin(), sends.end(), [](const auto& s) { return s->done(); });
+      },
+      std::chrono::seconds(60)));
 }
 
 }  // namespace

@@ -191,5 +191,64 @@ TEST(RailFork, PostsToADeadPeerFailWithinThePostTimeout) {
       std::chrono::seconds(10), rail.wait_policy()));
 }
 
+// An inject has no operation to carry an error: once deferred, its failure
+// reaches the rail's post-failure handler, naming the peer, never only a log
+// line (the multi-rail layer fails the peer from it).
+TEST(RailFork, AFailedDeferredInjectReachesThePostFailureHandler) {
+  tools::ForkedPeer child([](tools::Pipe& pipe) {
+    Rail rail(testing::loopback_options("127.0.0.1"));
+    pipe.send(rail.address());
+    (void)rail.insert_peer(pipe.receive(testing::kTestTimeout));
+    std::array<std::byte, 8> buffer{};
+    Request recv;
+    require(rail.post_tagged_recv(recv, MutableBuffer{buffer.data(), buffer.size()}, 1).ok(),
+            "post recv");
+    wait_or_throw(rail, recv, "child waits for the first message");
+    pipe.send_text("got it");
+    (void)progress_until(
+        std::array<Rail*, 1>{&rail}, [] { return false; }, std::chrono::seconds(60),
+        rail.wait_policy());
+  });
+  RailOptions options = testing::loopback_options("127.0.0.1");
+  options.post_timeout = std::chrono::milliseconds(1500);
+  Rail rail(options);
+  std::vector<std::pair<RailPeer, Status>> reported;
+  rail.on_post_failure(
+      [&](RailPeer peer, const Status& status) { reported.emplace_back(peer, status); });
+  const RailPeer peer = rail.insert_peer(child.pipe().receive(testing::kTestTimeout));
+  child.pipe().send(rail.address());
+  std::array<std::byte, 8> buffer{};
+  Request first;
+  ASSERT_TRUE(
+      rail.post_tagged_send(first, peer, ConstBuffer{buffer.data(), buffer.size()}, 1).ok());
+  ASSERT_TRUE(rail.wait(first, testing::kTestTimeout));
+  ASSERT_EQ(child.pipe().receive_text(testing::kTestTimeout), "got it");
+  ASSERT_EQ(child.kill_and_wait(), -SIGKILL);
+
+  // Inject until the provider stops taking them; each refused one is retried
+  // until the post timeout, then reported. Refused at once is fine too.
+  const auto start = std::chrono::steady_clock::now();
+  Status refused;
+  while (reported.empty() && refused.ok() &&
+         std::chrono::steady_clock::now() - start < std::chrono::seconds(20)) {
+    refused = rail.tagged_inject(peer, ConstBuffer{buffer.data(), buffer.size()}, 2);
+    const auto turn = std::chrono::steady_clock::now();
+    while (reported.empty() &&
+           std::chrono::steady_clock::now() - turn < std::chrono::milliseconds(50)) {
+      (void)rail.progress();
+    }
+  }
+  if (!refused.ok()) {
+    EXPECT_EQ(refused.code(), StatusCode::kUnreachable) << refused.to_string();
+    return;
+  }
+  ASSERT_FALSE(reported.empty()) << "no failed inject was reported within 20 s";
+  EXPECT_EQ(reported.front().first, peer);
+  EXPECT_EQ(reported.front().second.code(), StatusCode::kUnreachable)
+      << reported.front().second.to_string();
+  EXPECT_NE(reported.front().second.message().find("FI_EAGAIN"), std::string::npos)
+      << reported.front().second.to_string();
+}
+
 }  // namespace
 }  // namespace railyard

@@ -98,6 +98,10 @@ Endpoint::Endpoint(Options options)
     rail_options.post_timeout = options_.post_timeout;
     state->rail = std::make_unique<Rail>(rail_options);
     Rail& rail = *state->rail;
+    // A deferred inject that fails was a fragment, credit or FIN the peer
+    // counts on: the peer's message stream is broken, so the peer fails.
+    rail.on_post_failure(
+        [this, i](RailPeer peer, const Status& status) { on_post_failure(i, peer, status); });
     state->traffic.name = rail.name();
 
     state->receive_memory.resize(slot_size * options_.receive_buffers);
@@ -396,6 +400,20 @@ void Endpoint::drop(std::size_t rail, const std::string& why) {
   ++totals_.dropped_messages;
   ++rails_[rail]->traffic.errors;
   log::error("multi-rail endpoint {:016x}, rail {}: message dropped: {}", id_, rail, why);
+}
+
+void Endpoint::on_post_failure(std::size_t rail, RailPeer address, const Status& status) {
+  for (const auto& peer : peers_) {
+    const bool on_this_rail = std::any_of(
+        peer->paths.begin(), peer->paths.end(),
+        [&](const Path& path) { return path.local_rail == rail && path.address == address; });
+    if (on_this_rail) {
+      fail_peer(*peer, status);
+      return;
+    }
+  }
+  log::error("multi-rail endpoint {:016x}, rail {}: a message to an unknown peer was lost: {}", id_,
+             rail, status.message());
 }
 
 void Endpoint::finish(Request& request) {

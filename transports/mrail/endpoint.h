@@ -193,6 +193,14 @@ class Endpoint {
   void piece_done(Request& request, const Status& status);
   void finish(Request& request);
   void fail_peer(Peer& peer, const Status& status);
+  // A message to the peer could not be sent: its stream is broken.
+  void lost_message(PeerId peer, const Status& status);
+  // Fails posted kAnySource receives once no inserted peer is alive.
+  void fail_orphaned_wildcards();
+  // The status for wildcard receives when every inserted peer has failed;
+  // nullptr while one is alive or none was inserted.
+  [[nodiscard]] const Status* every_peer_failed() const noexcept;
+  void on_post_failure(std::size_t rail, RailPeer address, const Status& status);
 
   // RMA.
   [[nodiscard]] Status start_rma(Request& request, RequestKind kind, const MultiRegion& local,
@@ -225,6 +233,7 @@ class Endpoint {
   // Every request started and not finished, so closing can fail them.
   IntrusiveList<Request, &Request::active_hook_> active_;
   EndpointCounters totals_;
+  Status last_failure_;              // see every_peer_failed()
   std::vector<StripePiece> pieces_;  // scratch for send_eager
 };
 

@@ -37,9 +37,19 @@ Status Endpoint::start_recv(Request& request, PeerId source, void* data, std::si
   if (data == nullptr && size != 0) {
     return {StatusCode::kInvalidArgument, fmt::format("receive: {} bytes at a null address", size)};
   }
-  if (source != kAnySource) {
-    if (auto status = check_peer(source, "receive"); !status.ok()) {
-      return status;
+  if (source != kAnySource && peer_of(source) == nullptr) {
+    return check_peer(source, "receive");
+  }
+  MatchingEngine& matcher = engine(tagged);
+  // A message that arrived whole stays receivable after its sender failed;
+  // past those, a receive only a failed peer could satisfy is refused.
+  if (matcher.peek_unexpected(source, tag, ignore) == nullptr) {
+    if (source != kAnySource) {
+      if (auto status = check_peer(source, "receive"); !status.ok()) {
+        return status;
+      }
+    } else if (const Status* failure = every_peer_failed()) {
+      return *failure;
     }
   }
   request.start(RequestKind::kRecv, source, static_cast<std::byte*>(data), size);
@@ -47,7 +57,6 @@ Status Endpoint::start_recv(Request& request, PeerId source, void* data, std::si
   request.ignore_ = ignore;
   request.tagged_ = tagged;
   track(request);
-  MatchingEngine& matcher = engine(tagged);
   if (InboundMessage* message = matcher.take_unexpected(source, tag, ignore)) {
     bind(*peer_of(message->source), *message, request);
   } else {
@@ -131,6 +140,12 @@ void Endpoint::handle(std::size_t rail, std::span<const std::byte> message) {
       if (it == rendezvous_sends_.end()) {
         drop(rail,
              fmt::format("FIN from peer {} for unknown transfer {}", peer.id.index, header.word));
+        return;
+      }
+      if (it->second->large_->peer != peer.id) {
+        // Transfer ids are ours, so only the peer we sent to may end one.
+        drop(rail, fmt::format("FIN from peer {} for transfer {}, which went to peer {}",
+                               peer.id.index, header.word, it->second->large_->peer.index));
         return;
       }
       Request& request = *it->second;
@@ -470,7 +485,30 @@ void Endpoint::fail_peer(Peer& peer, const Status& status) {
   peer.failure = Status(status.code(),
                         fmt::format("peer {} is unreachable: {}", peer.id.index, status.message()),
                         status.fi_errno());
+  last_failure_ = Status(StatusCode::kUnreachable,
+                         fmt::format("every peer of this endpoint is unreachable (the last, peer "
+                                     "{}: {})",
+                                     peer.id.index, status.message()),
+                         status.fi_errno());
   log::error("multi-rail endpoint {:016x}: {}", id_, peer.failure.message());
+  // Its fragments and control messages still queued, on our side and in the
+  // rails' deferred posts, would hold up other peers' traffic: they go now.
+  // Their requests are told once the rest is consistent.
+  std::vector<Request*> unsent;
+  for (auto& state : rails_) {
+    std::erase_if(state->queue, [&](const Outgoing& out) {
+      if (out.peer != peer.id) {
+        return false;
+      }
+      if (out.owner != nullptr) {
+        unsent.push_back(out.owner);
+      }
+      return true;
+    });
+  }
+  for (const Path& path : peer.paths) {
+    (void)rails_[path.local_rail]->rail->fail_deferred_posts_to(path.address, peer.failure);
+  }
   // Sends that never left.
   while (Request* request = peer.waiting.front()) {
     peer.waiting.erase(*request);
@@ -510,6 +548,37 @@ void Endpoint::fail_peer(Peer& peer, const Status& status) {
   }
   for (const SeqNum seq : stalled) {
     peer.current.erase(seq);
+  }
+  for (Request* request : unsent) {
+    piece_done(*request, peer.failure);
+  }
+  fail_orphaned_wildcards();
+}
+
+const Status* Endpoint::every_peer_failed() const noexcept {
+  if (peers_.empty()) {
+    return nullptr;  // no peer yet: one inserted later may send
+  }
+  for (const auto& peer : peers_) {
+    if (!peer->failed) {
+      return nullptr;
+    }
+  }
+  return &last_failure_;
+}
+
+void Endpoint::fail_orphaned_wildcards() {
+  if (every_peer_failed() == nullptr) {
+    return;
+  }
+  // No inserted peer can send any more: a wildcard receive would wait
+  // forever. (One matching a message already here was bound at once.)
+  for (MatchingEngine* matcher : {tagged_.get(), untagged_.get()}) {
+    while (Request* request = matcher->posted_from(kAnySource)) {
+      (void)matcher->cancel(*request);
+      request->fail(last_failure_);
+      finish(*request);
+    }
   }
 }
 

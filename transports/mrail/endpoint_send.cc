@@ -212,32 +212,38 @@ void Endpoint::pump(std::size_t rail_index) {
       state.traffic.bytes_sent += payload_length;
     }
     // What fits an inject leaves at once and needs no send buffer held.
+    Status posted;
     if (length <= rail.limits().inject_size) {
-      const Status injected =
-          rail.inject(out.destination, ConstBuffer{slot.data(), length, nullptr});
-      if (out.owner != nullptr) {
-        piece_done(*out.owner, injected);
-      } else if (!injected.ok()) {
-        log::error("multi-rail control message to peer {} failed: {}", out.peer.index,
-                   injected.to_string());
-      }
-      continue;
-    }
-    state.free_slots.pop_back();
-    slot.owner = out.owner;
-    slot.peer = out.peer;
-    const Status posted = rail.post_send(
-        slot, out.destination, ConstBuffer{slot.data(), length, state.send_region.descriptor()});
-    if (!posted.ok()) {
-      state.free_slots.push_back(&slot);
-      ++state.traffic.errors;
+      posted = rail.inject(out.destination, ConstBuffer{slot.data(), length, nullptr});
       if (out.owner != nullptr) {
         piece_done(*out.owner, posted);
-      } else {
-        log::error("multi-rail control message to peer {} failed: {}", out.peer.index,
-                   posted.to_string());
+      }
+    } else {
+      state.free_slots.pop_back();
+      slot.owner = out.owner;
+      slot.peer = out.peer;
+      posted = rail.post_send(slot, out.destination,
+                              ConstBuffer{slot.data(), length, state.send_region.descriptor()});
+      if (!posted.ok()) {
+        slot.owner = nullptr;
+        state.free_slots.push_back(&slot);
+        if (out.owner != nullptr) {
+          piece_done(*out.owner, posted);
+        }
       }
     }
+    if (!posted.ok()) {
+      // Every message to a peer is one it counts on (a numbered fragment, a
+      // credit, a FIN): without it the peer's stream is broken for good.
+      ++state.traffic.errors;
+      lost_message(out.peer, posted);
+    }
+  }
+}
+
+void Endpoint::lost_message(PeerId peer_id, const Status& status) {
+  if (Peer* peer = peer_of(peer_id); peer != nullptr) {
+    fail_peer(*peer, status);
   }
 }
 
@@ -247,13 +253,9 @@ void Endpoint::on_sent(TxSlot& slot, const Completion& completion) {
   state.free_slots.push_back(&slot);
   if (!completion.status.ok()) {
     ++state.traffic.errors;
-    if (completion.status.code() == StatusCode::kUnreachable) {
-      if (Peer* peer = peer_of(slot.peer); peer != nullptr) {
-        fail_peer(*peer, completion.status);
-      }
-    } else if (owner == nullptr) {
-      log::error("multi-rail control message to peer {} failed: {}", slot.peer.index,
-                 completion.status.to_string());
+    // Canceled only when this endpoint closes or has failed the peer itself.
+    if (completion.status.code() != StatusCode::kCanceled) {
+      lost_message(slot.peer, completion.status);
     }
   }
   // Always counted: fail_peer never finishes a request with pieces out.

@@ -440,13 +440,46 @@ void Rail::drain(std::deque<PendingPost>& backlog) {
 void Rail::fail_deferred(const PendingPost& post, Status status) {
   ++counters_.errors;
   if (post.op == nullptr) {
-    log::error("{}", status.message());
+    // An inject: its caller was told it succeeded, so only the handler can
+    // make the loss known (the multi-rail layer fails the peer).
+    if (post_failure_) {
+      try {
+        post_failure_(RailPeer{post.peer}, status);
+      } catch (...) {
+        if (!escaped_) {
+          escaped_ = std::current_exception();
+        }
+      }
+    } else {
+      log::error("rail {}: {}; nothing was told of the loss (no post-failure handler)", name_,
+                 status.message());
+    }
     return;
   }
   Completion completion;
   completion.kind = post.kind;
   completion.status = std::move(status);
   finish(*post.op, completion);
+}
+
+std::size_t Rail::fail_deferred_posts_to(RailPeer peer, const Status& status) {
+  std::size_t failed = 0;
+  for (auto it = tx_backlog_.begin(); it != tx_backlog_.end();) {
+    if (it->peer != peer.address) {
+      ++it;
+      continue;
+    }
+    if (it->op != nullptr) {
+      Completion completion;
+      completion.kind = it->kind;
+      completion.status = status;
+      local_completions_.emplace_back(it->op, std::move(completion));
+    }
+    ++counters_.errors;
+    ++failed;
+    it = tx_backlog_.erase(it);
+  }
+  return failed;
 }
 
 Status Rail::cancel(RailOp& op) {
@@ -478,12 +511,26 @@ Status Rail::cancel(RailOp& op) {
   return {};
 }
 
-void Rail::finish(RailOp& op, const Completion& completion) {
+void Rail::finish(RailOp& op, const Completion& completion) noexcept {
   op.in_flight_ = false;
-  if (!completion.status.ok()) {
-    log::debug("rail {}: {}", name_, completion.status.to_string());
+  try {
+    if (!completion.status.ok()) {
+      log::debug("rail {}: {}", name_, completion.status.to_string());
+    }
+    op.on_complete(completion);
+  } catch (...) {
+    // Keep delivering: the completions read with this one exist nowhere
+    // else. progress() rethrows once the batch is done.
+    if (!escaped_) {
+      escaped_ = std::current_exception();
+    }
   }
-  op.on_complete(completion);
+}
+
+void Rail::rethrow_escaped() {
+  if (escaped_) {
+    std::rethrow_exception(std::exchange(escaped_, nullptr));
+  }
 }
 
 std::size_t Rail::deliver(std::span<const fi_cq_tagged_entry> entries) {
@@ -595,6 +642,7 @@ std::size_t Rail::progress() {
   }
   drain(tx_backlog_);
   drain(rx_backlog_);
+  rethrow_escaped();
   return delivered;
 }
 
@@ -613,6 +661,7 @@ std::size_t Rail::progress_blocking(std::chrono::milliseconds timeout) {
       delivered += deliver_error();
     }
   }
+  // progress() also rethrows what an on_complete above threw.
   return delivered + progress();
 }
 

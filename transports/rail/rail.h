@@ -15,6 +15,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -45,6 +47,10 @@ struct RailPeer {
 
 class Rail {
  public:
+  // Told when a deferred post that has no operation to complete (an inject)
+  // fails: its bytes never left, and the peer may be waiting for them.
+  using PostFailureHandler = std::function<void(RailPeer peer, const Status& status)>;
+
   // Opens the provider's fabric, domain, address vector, completion queue and
   // endpoint at options.address. Throws ConfigError for a bad option or
   // environment variable, Error when the provider cannot carry a rail, and
@@ -93,7 +99,9 @@ class Rail {
   [[nodiscard]] Status post_tagged_recv(RailOp& op, MutableBuffer destination, std::uint64_t tag,
                                         std::uint64_t ignore = 0);
   // At most limits().inject_size bytes, no completion; the source may be
-  // reused as soon as the call returns.
+  // reused as soon as the call returns. An inject the provider refuses for
+  // now (FI_EAGAIN) is copied and retried; if it then fails, the
+  // on_post_failure handler is told, since no operation can carry the error.
   [[nodiscard]] Status inject(RailPeer peer, ConstBuffer source);
   [[nodiscard]] Status tagged_inject(RailPeer peer, ConstBuffer source, std::uint64_t tag);
   // One-sided transfers between local memory and bytes [offset, offset + size)
@@ -103,13 +111,26 @@ class Rail {
   [[nodiscard]] Status post_read(RailOp& op, RailPeer peer, MutableBuffer destination,
                                  const RemoteRegion& source, std::uint64_t offset);
 
+  // Who learns that a deferred inject failed (see PostFailureHandler). It
+  // runs from progress() and may call this rail's posts and
+  // fail_deferred_posts_to(). Without one, such a failure is logged as an
+  // error.
+  void on_post_failure(PostFailureHandler handler) { post_failure_ = std::move(handler); }
+
+  // Ends every post to `peer` still deferred (the peer is gone), so they
+  // stop holding up posts to other peers: operations complete (from the next
+  // progress()) with `status`, injects are dropped. Returns how many.
+  std::size_t fail_deferred_posts_to(RailPeer peer, const Status& status);
+
   // Asks for an in-flight operation to end early. If it had not finished, it
   // completes (from progress()) with StatusCode::kCanceled.
   [[nodiscard]] Status cancel(RailOp& op);
 
   // Reads the completion queue without blocking, runs the finished
   // operations' on_complete, and retries deferred posts. Returns the number of
-  // operations completed.
+  // operations completed. If an on_complete throws, every other completion
+  // already read is still delivered and the deferred posts retried; then the
+  // first exception is rethrown.
   std::size_t progress();
 
   // Progresses until `request` completes or `timeout` passes, spinning and
@@ -159,7 +180,8 @@ class Rail {
   void fail_deferred(const PendingPost& post, Status status);
   std::size_t deliver(std::span<const struct fi_cq_tagged_entry> entries);
   std::size_t deliver_error();
-  void finish(RailOp& op, const Completion& completion);
+  void finish(RailOp& op, const Completion& completion) noexcept;
+  void rethrow_escaped();
 
   RailOptions options_;
   std::optional<BindAddress> bind_address_;
@@ -184,6 +206,10 @@ class Rail {
   std::vector<struct fi_cq_tagged_entry> completion_batch_;
   std::uint64_t next_requested_key_ = 1;
   bool in_progress_ = false;
+  PostFailureHandler post_failure_;
+  // The first exception an on_complete threw during this progress(), held
+  // until the batch is delivered.
+  std::exception_ptr escaped_;
 };
 
 }  // namespace railyard

@@ -49,7 +49,8 @@ class RailOp {
  protected:
   // Runs exactly once per successful post, from Rail::progress() on the thread
   // that drives the rail. It may post again (this op or others) but must not
-  // call progress() itself.
+  // call progress() itself. It should not throw: if it does, the rail still
+  // delivers the other completions it has read and rethrows afterwards.
   virtual void on_complete(const Completion& completion) = 0;
 
  private:
