@@ -19,16 +19,15 @@ namespace {
 using tools::ForkedPeer;
 using tools::Pipe;
 
-TEST(PeerDeath, SendsAndReceivesToADeadPeerFailInBoundedTime) {
-  auto options = testing::endpoint_options(2, "-1:round-robin");
-  options.post_timeout = std::chrono::seconds(2);
-  ForkedPeer child([&](Pipe& pipe) {
+// A child that takes `messages` messages (tag 1) from the parent, answers
+// (tag 9), then progresses until it is killed.
+ForkedPeer connected_child(const Options& options, int messages) {
+  return ForkedPeer([options, messages](Pipe& pipe) {
     Endpoint endpoint(options);
     pipe.send(endpoint.address());
     const PeerId parent = endpoint.insert_peer(pipe.receive(std::chrono::seconds(30)));
-    // One exchange so connections exist on every rail, then wait to be killed.
     std::array<std::byte, 8> buffer{};
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < messages; ++i) {
       Request recv;
       if (!endpoint.recv(recv, parent, buffer.data(), buffer.size(), 1).ok() ||
           !endpoint.wait(recv, std::chrono::seconds(30))) {
@@ -42,18 +41,32 @@ TEST(PeerDeath, SendsAndReceivesToADeadPeerFailInBoundedTime) {
     }
     (void)endpoint.progress_until([] { return false; }, std::chrono::seconds(60));
   });
-  Endpoint endpoint(options);
+}
+
+// The parent's side of connected_child: the exchange that opens the
+// connections (with round-robin, one per rail).
+PeerId connect_to(Endpoint& endpoint, ForkedPeer& child, int messages) {
   const PeerId peer = endpoint.insert_peer(child.pipe().receive(std::chrono::seconds(30)));
   child.pipe().send(endpoint.address());
   std::array<std::byte, 8> buffer{};
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < messages; ++i) {
     Request send;
-    ASSERT_TRUE(endpoint.send(send, peer, buffer.data(), buffer.size(), 1).ok());
-    ASSERT_TRUE(endpoint.wait(send, std::chrono::seconds(30)));
+    EXPECT_TRUE(endpoint.send(send, peer, buffer.data(), buffer.size(), 1).ok());
+    EXPECT_TRUE(endpoint.wait(send, std::chrono::seconds(30)));
   }
   Request ready;
-  ASSERT_TRUE(endpoint.recv(ready, peer, buffer.data(), buffer.size(), 9).ok());
-  ASSERT_TRUE(endpoint.wait(ready, std::chrono::seconds(30))) << "the child never answered";
+  EXPECT_TRUE(endpoint.recv(ready, peer, buffer.data(), buffer.size(), 9).ok());
+  EXPECT_TRUE(endpoint.wait(ready, std::chrono::seconds(30))) << "the child never answered";
+  return peer;
+}
+
+TEST(PeerDeath, SendsAndReceivesToADeadPeerFailInBoundedTime) {
+  auto options = testing::endpoint_options(2, "-1:round-robin");
+  options.post_timeout = std::chrono::seconds(2);
+  ForkedPeer child = connected_child(options, 4);
+  Endpoint endpoint(options);
+  const PeerId peer = connect_to(endpoint, child, 4);
+  std::array<std::byte, 8> buffer{};
   EXPECT_EQ(child.kill_and_wait(), -SIGKILL);
 
   // A receive naming the dead peer, and sends to it, small and large.
@@ -94,41 +107,6 @@ TEST(PeerDeath, SendsAndReceivesToADeadPeerFailInBoundedTime) {
   EXPECT_FALSE(late.in_flight());
 }
 
-// A child that has exchanged one message each way with the parent, then
-// progresses until it is killed.
-ForkedPeer connected_child(const Options& options) {
-  return ForkedPeer([options](Pipe& pipe) {
-    Endpoint endpoint(options);
-    pipe.send(endpoint.address());
-    const PeerId parent = endpoint.insert_peer(pipe.receive(std::chrono::seconds(30)));
-    std::array<std::byte, 8> buffer{};
-    Request recv;
-    if (!endpoint.recv(recv, parent, buffer.data(), buffer.size(), 1).ok() ||
-        !endpoint.wait(recv, std::chrono::seconds(30))) {
-      throw std::runtime_error("no message from the parent");
-    }
-    Request ready;
-    if (!endpoint.send(ready, parent, buffer.data(), buffer.size(), 9).ok()) {
-      throw std::runtime_error("could not answer the parent");
-    }
-    (void)endpoint.progress_until([] { return false; }, std::chrono::seconds(60));
-  });
-}
-
-PeerId connect_to(Endpoint& endpoint, ForkedPeer& child) {
-  const PeerId peer = endpoint.insert_peer(child.pipe().receive(std::chrono::seconds(30)));
-  child.pipe().send(endpoint.address());
-  std::array<std::byte, 8> buffer{};
-  Request send;
-  Request ready;
-  EXPECT_TRUE(endpoint.send(send, peer, buffer.data(), buffer.size(), 1).ok());
-  EXPECT_TRUE(endpoint.recv(ready, peer, buffer.data(), buffer.size(), 9).ok());
-  EXPECT_TRUE(endpoint.progress_until([&] { return send.done() && ready.done(); },
-                                      std::chrono::seconds(30)))
-      << "the child never answered";
-  return peer;
-}
-
 // Small sends go out as injects, which have no completion: when one is
 // deferred and then times out, the peer must still be failed, so that a
 // receive from it, and a wildcard receive it was the only possible sender
@@ -136,9 +114,9 @@ PeerId connect_to(Endpoint& endpoint, ForkedPeer& child) {
 TEST(PeerDeath, LostSmallSendsFailThePeerAndItsReceives) {
   auto options = testing::endpoint_options(2, "-1:fixed");
   options.post_timeout = std::chrono::seconds(2);
-  ForkedPeer child = connected_child(options);
+  ForkedPeer child = connected_child(options, 1);
   Endpoint endpoint(options);
-  const PeerId peer = connect_to(endpoint, child);
+  const PeerId peer = connect_to(endpoint, child, 1);
   EXPECT_EQ(child.kill_and_wait(), -SIGKILL);
 
   std::array<std::byte, 8> buffer{};
@@ -177,10 +155,10 @@ TEST(PeerDeath, LostSmallSendsFailThePeerAndItsReceives) {
 TEST(PeerDeath, ADeadPeersQueuedTrafficDoesNotHoldUpOthers) {
   auto options = testing::endpoint_options(1, "-1:fixed");
   options.post_timeout = std::chrono::seconds(30);
-  ForkedPeer child = connected_child(options);
+  ForkedPeer child = connected_child(options, 1);
   Endpoint endpoint(options);
   Endpoint other(options);
-  const PeerId peer = connect_to(endpoint, child);
+  const PeerId peer = connect_to(endpoint, child, 1);
   const PeerId to_other = endpoint.insert_peer(other.address());
   const PeerId from_endpoint = other.insert_peer(endpoint.address());
 

@@ -139,8 +139,10 @@ TEST(RailFork, RmaReachesTheOtherProcess) {
 namespace railyard {
 namespace {
 
-TEST(RailFork, PostsToADeadPeerFailWithinThePostTimeout) {
-  tools::ForkedPeer child([](tools::Pipe& pipe) {
+// A child whose rail takes one message (tag 1), says so on the pipe, then
+// progresses until it is killed.
+tools::ForkedPeer child_receiving_once() {
+  return tools::ForkedPeer([](tools::Pipe& pipe) {
     Rail rail(testing::loopback_options("127.0.0.1"));
     pipe.send(rail.address());
     (void)rail.insert_peer(pipe.receive(testing::kTestTimeout));
@@ -154,18 +156,30 @@ TEST(RailFork, PostsToADeadPeerFailWithinThePostTimeout) {
         std::array<Rail*, 1>{&rail}, [] { return false; }, std::chrono::seconds(60),
         rail.wait_policy());
   });
-  RailOptions options = testing::loopback_options("127.0.0.1");
-  options.post_timeout = std::chrono::milliseconds(1500);
-  Rail rail(options);
+}
+
+// Delivers the child_receiving_once child its message, then kills it: the
+// connection existed, and the peer is now gone.
+RailPeer meet_then_kill(Rail& rail, tools::ForkedPeer& child) {
   const RailPeer peer = rail.insert_peer(child.pipe().receive(testing::kTestTimeout));
   child.pipe().send(rail.address());
   std::array<std::byte, 8> buffer{};
   Request first;
-  ASSERT_TRUE(
+  EXPECT_TRUE(
       rail.post_tagged_send(first, peer, ConstBuffer{buffer.data(), buffer.size()}, 1).ok());
-  ASSERT_TRUE(rail.wait(first, testing::kTestTimeout));
-  ASSERT_EQ(child.pipe().receive_text(testing::kTestTimeout), "got it");
-  ASSERT_EQ(child.kill_and_wait(), -SIGKILL);
+  EXPECT_TRUE(rail.wait(first, testing::kTestTimeout));
+  EXPECT_EQ(child.pipe().receive_text(testing::kTestTimeout), "got it");
+  EXPECT_EQ(child.kill_and_wait(), -SIGKILL);
+  return peer;
+}
+
+TEST(RailFork, PostsToADeadPeerFailWithinThePostTimeout) {
+  tools::ForkedPeer child = child_receiving_once();
+  RailOptions options = testing::loopback_options("127.0.0.1");
+  options.post_timeout = std::chrono::milliseconds(1500);
+  Rail rail(options);
+  const RailPeer peer = meet_then_kill(rail, child);
+  std::array<std::byte, 8> buffer{};
   // Whatever the provider does with each post (accept it into a dead socket,
   // fail it, or refuse it forever), a few posts must end in a failure that
   // says the peer is gone, within the post timeout plus a margin.
@@ -195,35 +209,15 @@ TEST(RailFork, PostsToADeadPeerFailWithinThePostTimeout) {
 // reaches the rail's post-failure handler, naming the peer, never only a log
 // line (the multi-rail layer fails the peer from it).
 TEST(RailFork, AFailedDeferredInjectReachesThePostFailureHandler) {
-  tools::ForkedPeer child([](tools::Pipe& pipe) {
-    Rail rail(testing::loopback_options("127.0.0.1"));
-    pipe.send(rail.address());
-    (void)rail.insert_peer(pipe.receive(testing::kTestTimeout));
-    std::array<std::byte, 8> buffer{};
-    Request recv;
-    require(rail.post_tagged_recv(recv, MutableBuffer{buffer.data(), buffer.size()}, 1).ok(),
-            "post recv");
-    wait_or_throw(rail, recv, "child waits for the first message");
-    pipe.send_text("got it");
-    (void)progress_until(
-        std::array<Rail*, 1>{&rail}, [] { return false; }, std::chrono::seconds(60),
-        rail.wait_policy());
-  });
+  tools::ForkedPeer child = child_receiving_once();
   RailOptions options = testing::loopback_options("127.0.0.1");
   options.post_timeout = std::chrono::milliseconds(1500);
   Rail rail(options);
   std::vector<std::pair<RailPeer, Status>> reported;
   rail.on_post_failure(
       [&](RailPeer peer, const Status& status) { reported.emplace_back(peer, status); });
-  const RailPeer peer = rail.insert_peer(child.pipe().receive(testing::kTestTimeout));
-  child.pipe().send(rail.address());
+  const RailPeer peer = meet_then_kill(rail, child);
   std::array<std::byte, 8> buffer{};
-  Request first;
-  ASSERT_TRUE(
-      rail.post_tagged_send(first, peer, ConstBuffer{buffer.data(), buffer.size()}, 1).ok());
-  ASSERT_TRUE(rail.wait(first, testing::kTestTimeout));
-  ASSERT_EQ(child.pipe().receive_text(testing::kTestTimeout), "got it");
-  ASSERT_EQ(child.kill_and_wait(), -SIGKILL);
 
   // Inject until the provider stops taking them; each refused one is retried
   // until the post timeout, then reported. Refused at once is fine too.
