@@ -77,10 +77,16 @@ class Capture {
 // Runs when the library is loaded: before main(), so before anything in the
 // process can have called fi_getinfo through railyard or an MPI library
 // linked with it.
-[[maybe_unused]] const bool kCapturedAtLoad = [] {
-  Capture::instance().capture_all();
-  return true;
-}();
+bool capture_at_load() noexcept {
+  try {
+    Capture::instance().capture_all();
+    return true;
+  } catch (...) {
+    return false;  // out of memory at load: variables are read as they are
+  }
+}
+
+[[maybe_unused]] const bool kCapturedAtLoad = capture_at_load();
 
 }  // namespace
 
