@@ -27,9 +27,10 @@ class Capture {
     return capture;
   }
 
-  // The value to use for a captured variable. `rewritten` says when the live
-  // value was found rewritten in place for the first time, for the caller
-  // to warn about outside the lock (the logger reads the environment too).
+  // The value to use for a captured variable. The first time the live value
+  // is found rewritten in place, `rewritten_from` and `rewritten_to` say how,
+  // for the caller to warn outside the lock (the logger reads the
+  // environment too).
   std::optional<std::string> read(const char* name, std::string& rewritten_from,
                                   std::string& rewritten_to) {
     // NOLINTNEXTLINE(concurrency-mt-unsafe): railyard never writes the environment.

@@ -462,6 +462,13 @@ void Rail::fail_deferred(const PendingPost& post, Status status) {
   finish(*post.op, completion);
 }
 
+void Rail::complete_unissued(const PendingPost& post, Status status) {
+  Completion completion;
+  completion.kind = post.kind;
+  completion.status = std::move(status);
+  local_completions_.emplace_back(post.op, std::move(completion));
+}
+
 std::size_t Rail::fail_deferred_posts_to(RailPeer peer, const Status& status) {
   std::size_t failed = 0;
   for (auto it = tx_backlog_.begin(); it != tx_backlog_.end();) {
@@ -470,10 +477,7 @@ std::size_t Rail::fail_deferred_posts_to(RailPeer peer, const Status& status) {
       continue;
     }
     if (it->op != nullptr) {
-      Completion completion;
-      completion.kind = it->kind;
-      completion.status = status;
-      local_completions_.emplace_back(it->op, std::move(completion));
+      complete_unissued(*it, status);
     }
     ++counters_.errors;
     ++failed;
@@ -491,14 +495,11 @@ Status Rail::cancel(RailOp& op) {
     const auto it = std::find_if(backlog->begin(), backlog->end(),
                                  [&](const PendingPost& post) { return post.op == &op; });
     if (it != backlog->end()) {
-      Completion completion;
-      completion.kind = it->kind;
-      completion.status = Status(
-          StatusCode::kCanceled,
-          fmt::format("{} on rail {} canceled before it was issued", to_string(it->kind), name_),
-          FI_ECANCELED);
+      complete_unissued(*it, Status(StatusCode::kCanceled,
+                                    fmt::format("{} on rail {} canceled before it was issued",
+                                                to_string(it->kind), name_),
+                                    FI_ECANCELED));
       backlog->erase(it);
-      local_completions_.emplace_back(&op, std::move(completion));
       return {};
     }
   }

@@ -178,6 +178,9 @@ class Rail {
   [[nodiscard]] long issue(const PendingPost& post) noexcept;
   void drain(std::deque<PendingPost>& backlog);
   void fail_deferred(const PendingPost& post, Status status);
+  // Hands a deferred post that was never issued its completion, delivered
+  // by the next progress().
+  void complete_unissued(const PendingPost& post, Status status);
   std::size_t deliver(std::span<const struct fi_cq_tagged_entry> entries);
   std::size_t deliver_error();
   void finish(RailOp& op, const Completion& completion) noexcept;
