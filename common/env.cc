@@ -1,5 +1,6 @@
 #include "railyard/common/detail/env.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -25,6 +26,13 @@ class Capture {
   static Capture& instance() {
     static Capture capture;
     return capture;
+  }
+
+  Capture() {
+    // A child forked while another thread held the lock would hang on its
+    // first read: fork() holds it instead. Nothing is locked inside it.
+    (void)pthread_atfork([] { instance().mutex_.lock(); }, [] { instance().mutex_.unlock(); },
+                         [] { instance().mutex_.unlock(); });
   }
 
   // The value to use for a captured variable. The first time the live value

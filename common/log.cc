@@ -1,10 +1,12 @@
 #include "railyard/common/detail/log.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <array>
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -34,6 +36,10 @@ std::string expected_levels() { return "expected one of error, warn, info, debug
 
 // The logger is process-wide on purpose: RAILYARD_LOG is a process-wide
 // setting, and one sink keeps lines from different objects from interleaving.
+//
+// Its lock is ours rather than the sink's so that fork() can hold it: a child
+// forked while another thread was writing a line would otherwise inherit the
+// lock taken, and hang on its first line.
 class Logger {
  public:
   Logger() {
@@ -43,7 +49,7 @@ class Logger {
         level_.store(*parsed);
       }
     }
-    auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+    auto sink = std::make_shared<spdlog::sinks::stderr_sink_st>();
     logger_ = std::make_shared<spdlog::logger>("railyard", std::move(sink));
     std::array<char, 256> host{};
     if (gethostname(host.data(), host.size() - 1) != 0) {
@@ -56,20 +62,37 @@ class Logger {
       logger_->warn("{}='{}' is invalid ({}); logging at warn", kVariable, *text,
                     expected_levels());
     }
+    // Registered before anything that logs while holding a lock of its own
+    // can register (it logs first), and pthread_atfork runs prepare handlers
+    // in reverse order: such outer locks are taken before this one, in the
+    // order threads take them.
+    (void)pthread_atfork([] { instance().lock(); }, [] { instance().unlock(); },
+                         [] { instance().unlock(); });
   }
 
+  static Logger& instance();
   std::atomic<Level>& level() { return level_; }
-  spdlog::logger& sink() { return *logger_; }
+  void write(spdlog::level::level_enum level, std::string_view message) {
+    const std::scoped_lock lock(mutex_);
+    logger_->log(level, message);
+  }
 
  private:
+  // Only for the fork handlers; everything else scopes the lock.
+  void lock() { mutex_.lock(); }
+  void unlock() { mutex_.unlock(); }
+
+  std::mutex mutex_;
   std::atomic<Level> level_{Level::kWarn};
   std::shared_ptr<spdlog::logger> logger_;
 };
 
-Logger& instance() {
+Logger& Logger::instance() {
   static Logger logger;
   return logger;
 }
+
+Logger& instance() { return Logger::instance(); }
 
 }  // namespace
 
@@ -92,7 +115,7 @@ void emit(Level lvl, std::string_view message) {
   static constexpr std::array<spdlog::level::level_enum, 6> kSpd{
       spdlog::level::trace, spdlog::level::debug, spdlog::level::info,
       spdlog::level::warn,  spdlog::level::err,   spdlog::level::off};
-  instance().sink().log(kSpd.at(static_cast<std::size_t>(lvl)), message);
+  instance().write(kSpd.at(static_cast<std::size_t>(lvl)), message);
 }
 
 }  // namespace railyard::log

@@ -35,6 +35,10 @@ struct EndpointCounters {
   std::uint64_t dropped_messages = 0;     // malformed, or from a peer never inserted
   std::uint64_t registration_hits = 0;
   std::uint64_t registration_misses = 0;
+  std::uint64_t abandoned_requests = 0;  // destroyed while in flight (see Request)
+  // Transfers of abandoned requests whose provider operations are still
+  // outstanding (a gauge, not a total).
+  std::uint64_t orphaned_transfers = 0;
 };
 
 }  // namespace railyard::mrail

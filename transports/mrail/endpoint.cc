@@ -174,8 +174,8 @@ Endpoint::Endpoint(Options options)
 
 Endpoint::~Endpoint() {
   // Close every rail first: no completion can then reach an operation that
-  // is about to go. Then fail what is still in flight, releasing its
-  // registrations while the caches exist.
+  // is about to go. Then fail what is still in flight, and let go of
+  // orphaned transfers, releasing registrations while the caches exist.
   for (auto& state : rails_) {
     state->rail.reset();
   }
@@ -185,6 +185,7 @@ Endpoint::~Endpoint() {
     request->fail(closed);
     request->finish();
   }
+  orphans_.clear();
 }
 
 const Rail& Endpoint::rail(std::size_t index) const {
@@ -386,6 +387,7 @@ bool Endpoint::wait(const Request& request, std::chrono::nanoseconds timeout) {
 
 EndpointCounters Endpoint::counters() const {
   EndpointCounters out = totals_;
+  out.orphaned_transfers = orphans_.size();
   for (const auto& state : rails_) {
     RailTraffic traffic = state->traffic;
     traffic.rail = state->rail->counters();

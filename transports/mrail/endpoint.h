@@ -144,6 +144,8 @@ class Endpoint {
   [[nodiscard]] EndpointCounters counters() const;
 
  private:
+  friend class Request;  // ~Request calls abandon()
+
   class RxSlot;
   class TxSlot;
   class PieceOp;
@@ -207,9 +209,17 @@ class Endpoint {
                                  std::uint64_t local_offset, const RemoteMultiRegion& remote,
                                  std::uint64_t remote_offset, std::size_t size);
 
+  // Requests destroyed in flight (see Request).
+  void abandon(Request& request) noexcept;
+  void detach(Request& request) noexcept;
+  void on_orphan_piece(PieceOp& op) noexcept;
+
   [[nodiscard]] Peer* peer_of(PeerId id) const noexcept;
   [[nodiscard]] Status check_peer(PeerId id, const char* what) const;
-  void track(Request& request) { active_.push_back(request); }
+  void track(Request& request) {
+    active_.push_back(request);
+    request.endpoint_ = this;
+  }
   void drop(std::size_t rail, const std::string& why);
 
   Options options_;
@@ -232,6 +242,9 @@ class Endpoint {
   std::uint64_t stranger_bytes_ = 0;
   // Every request started and not finished, so closing can fail them.
   IntrusiveList<Request, &Request::active_hook_> active_;
+  // Transfers of requests destroyed in flight, kept until the provider has
+  // completed every operation they posted.
+  std::vector<std::unique_ptr<LargeTransfer>> orphans_;
   EndpointCounters totals_;
   Status last_failure_;              // see every_peer_failed()
   std::vector<StripePiece> pieces_;  // scratch for send_eager

@@ -427,6 +427,11 @@ bool Endpoint::adopt_piece(Request& request, std::unique_ptr<PieceOp> op, const 
 }
 
 void Endpoint::on_piece(PieceOp& op, const Completion& completion) {
+  op.mark_completed();
+  if (op.request() == nullptr) {
+    on_orphan_piece(op);  // may destroy `op`
+    return;
+  }
   RailTraffic& traffic = rails_[op.rail()]->traffic;
   if (!completion.status.ok()) {
     ++traffic.errors;
@@ -445,7 +450,7 @@ void Endpoint::on_piece(PieceOp& op, const Completion& completion) {
         break;
     }
   }
-  Request& request = op.request();
+  Request& request = *op.request();
   if (completion.status.code() == StatusCode::kUnreachable) {
     if (Peer* peer = peer_of(request.peer_); peer != nullptr) {
       fail_peer(*peer, completion.status);

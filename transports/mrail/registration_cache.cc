@@ -48,6 +48,14 @@ void RegistrationCache::Lease::release() noexcept {
   }
 }
 
+void RegistrationCache::Lease::revoke() noexcept {
+  if (cache_ != nullptr) {
+    cache_->revoke(entry_);
+    cache_ = nullptr;
+    entry_ = nullptr;
+  }
+}
+
 RegistrationCache::Lease RegistrationCache::acquire(const void* base, std::size_t length) {
   // Whole pages, so neighbouring buffers of one allocation share an entry.
   const auto address = reinterpret_cast<std::uintptr_t>(base);
@@ -107,6 +115,19 @@ void RegistrationCache::release(Entry* entry) noexcept {
   }
   entry->lru = unpinned_.insert(unpinned_.end(), entry);
   evict();
+}
+
+void RegistrationCache::revoke(Entry* entry) noexcept {
+  if (entry->cached) {
+    // From now on a one-off: no new lease finds it, the last one closes it.
+    const auto it = entries_.find(entry->start);
+    auto owned = std::move(it->second);
+    entries_.erase(it);
+    cached_bytes_ -= entry->end - entry->start;
+    entry->cached = false;
+    one_offs_.emplace(entry, std::move(owned));
+  }
+  release(entry);
 }
 
 void RegistrationCache::evict() noexcept {

@@ -5,7 +5,11 @@
 namespace railyard::mrail {
 
 Request::Request() = default;
-Request::~Request() = default;
+Request::~Request() {
+  if (endpoint_ != nullptr) {
+    endpoint_->abandon(*this);
+  }
+}
 
 void Request::start(RequestKind kind, PeerId peer, std::byte* buffer, std::uint64_t capacity) {
   kind_ = kind;
@@ -31,6 +35,7 @@ void Request::fail(const Status& status) {
 
 void Request::finish() {
   large_.reset();
+  endpoint_ = nullptr;
   done_ = true;
 }
 

@@ -18,11 +18,27 @@ struct Peer;
 
 enum class RequestKind : std::uint8_t { kIdle, kSend, kRecv, kPut, kGet, kFlush };
 
-// Owned by the caller, who keeps it alive and in place until done(). A
-// finished request can be posted again.
+// Owned by the caller, who keeps it in place until done(). A finished request
+// can be posted again.
+//
+// Destroying a request in flight (on the thread that drives its endpoint) is
+// safe, and ends the operation as follows:
+// - a receive that has not matched is cancelled, and a send still waiting
+//   for the peer's window is withdrawn: neither reached the wire;
+// - anything else has: the destructor progresses the endpoint until the
+//   operation completes, up to Options::post_timeout;
+// - past that, the request is detached. A send or receive leaves the peer's
+//   message stream broken, so the peer fails (kUnreachable) and every other
+//   request to or from it ends; an RMA transfer does not. Registrations and
+//   provider operations the request held stay alive until the provider
+//   completes them (EndpointCounters::orphaned_transfers), and a detached
+//   rendezvous send revokes its buffer's registration so the peer cannot
+//   read it any more. Memory a detached receive or get names may still be
+//   written until then: keep it, or close the endpoint first.
 class Request {
  public:
   Request();
+  // See above; never throws.
   ~Request();
   Request(const Request&) = delete;
   Request& operator=(const Request&) = delete;
@@ -54,6 +70,7 @@ class Request {
 
   RequestKind kind_ = RequestKind::kIdle;
   bool done_ = false;
+  Endpoint* endpoint_ = nullptr;  // while in its endpoint's active list
   bool tagged_ = false;
   Status status_;
   PeerId peer_;

@@ -1,5 +1,7 @@
 #include "railyard/transports/rstream/detail/background_progress.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 
 #include "railyard/common/detail/log.h"
@@ -7,29 +9,91 @@
 
 namespace railyard::rstream::detail {
 
+// The process's instance, and what fork() holds while it copies the process.
+struct BackgroundProgress::Registry {
+  std::mutex mutex;
+  std::weak_ptr<BackgroundProgress> instance;
+  std::shared_ptr<BackgroundProgress> held;  // from before_fork to after it
+};
+
+BackgroundProgress::Registry& BackgroundProgress::registry() {
+  static Registry registry;
+  return registry;
+}
+
 std::shared_ptr<BackgroundProgress> BackgroundProgress::shared() {
-  static std::mutex mutex;
-  static std::weak_ptr<BackgroundProgress> instance;
-  const std::scoped_lock lock(mutex);
-  auto current = instance.lock();
+  static const bool fork_handlers = [] {
+    // The logger registers its handlers first (turns log while holding our
+    // lock): pthread_atfork runs prepare handlers in reverse order, so ours
+    // take our lock before the logger's, as a turn does.
+    (void)log::level();
+    return pthread_atfork(&before_fork, &after_fork_in_parent, &after_fork_in_child) == 0;
+  }();
+  if (!fork_handlers) {
+    log::warn(
+        "rstream background progress: pthread_atfork failed; a child forked while a "
+        "turn runs may hang");
+  }
+  Registry& shared = registry();
+  const std::scoped_lock lock(shared.mutex);
+  auto current = shared.instance.lock();
   if (!current) {
     current = std::make_shared<BackgroundProgress>();
-    instance = current;
+    shared.instance = current;
   }
   return current;
 }
 
-BackgroundProgress::BackgroundProgress() : thread_([this] { run(); }) {
+void BackgroundProgress::before_fork() noexcept {
+  Registry& shared = registry();
+  shared.mutex.lock();
+  shared.held = shared.instance.lock();
+  if (shared.held) {
+    shared.held->mutex_.lock();  // waits for a turn under way to end
+  }
+}
+
+void BackgroundProgress::after_fork_in_parent() noexcept {
+  Registry& shared = registry();
+  auto held = std::move(shared.held);
+  if (held) {
+    held->mutex_.unlock();
+  }
+  shared.mutex.unlock();
+  // `held` may be the last reference, when a channel went meanwhile.
+}
+
+void BackgroundProgress::after_fork_in_child() noexcept {
+  Registry& shared = registry();
+  auto held = std::move(shared.held);
+  if (held) {
+    held->inherited_ = true;
+    held->mutex_.unlock();
+  }
+  shared.instance.reset();
+  shared.mutex.unlock();
+}
+
+BackgroundProgress::BackgroundProgress()
+    : thread_(std::make_unique<std::thread>([this] { run(); })) {
   log::debug("rstream background progress thread started");
 }
 
 BackgroundProgress::~BackgroundProgress() {
+  if (inherited_) {
+    // The thread, its lock's waiters and its condition variable are the
+    // parent's: joining, locking or notifying them here could hang. The
+    // std::thread object is dropped without its destructor, which would
+    // end the process for a thread still joinable.
+    [[maybe_unused]] std::thread* parents = thread_.release();
+    return;
+  }
   {
     const std::scoped_lock lock(mutex_);
     stopping_ = true;
   }
   wake_.notify_all();
-  thread_.join();
+  thread_->join();
   log::debug("rstream background progress thread stopped");
 }
 

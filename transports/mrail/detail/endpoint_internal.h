@@ -63,8 +63,13 @@ class Endpoint::PieceOp final : public RailOp {
  public:
   PieceOp(Endpoint& endpoint, Request& request, std::size_t rail, std::uint64_t bytes,
           PieceKind kind)
-      : endpoint_(endpoint), request_(request), rail_(rail), bytes_(bytes), kind_(kind) {}
-  [[nodiscard]] Request& request() const noexcept { return request_; }
+      : endpoint_(endpoint), request_(&request), rail_(rail), bytes_(bytes), kind_(kind) {}
+  // nullptr once its request was destroyed in flight (an orphan's piece).
+  [[nodiscard]] Request* request() const noexcept { return request_; }
+  void detach() noexcept { request_ = nullptr; }
+  // Whether the provider has reported its completion.
+  [[nodiscard]] bool completed() const noexcept { return completed_; }
+  void mark_completed() noexcept { completed_ = true; }
   [[nodiscard]] std::size_t rail() const noexcept { return rail_; }
   [[nodiscard]] std::uint64_t bytes() const noexcept { return bytes_; }
   [[nodiscard]] PieceKind kind() const noexcept { return kind_; }
@@ -76,10 +81,11 @@ class Endpoint::PieceOp final : public RailOp {
 
  private:
   Endpoint& endpoint_;
-  Request& request_;
+  Request* request_;
   std::size_t rail_;
   std::uint64_t bytes_;
   PieceKind kind_;
+  bool completed_ = false;
 };
 
 // A fragment or control message waiting for a send buffer.
@@ -122,7 +128,10 @@ struct LargeTransfer {
   PeerId peer;
   std::vector<RegistrationCache::Lease> leases;
   std::vector<RemoteRegion> remotes;
-  std::vector<std::unique_ptr<RailOp>> ops;
+  std::vector<std::unique_ptr<RailOp>> ops;  // each an Endpoint::PieceOp
+  // Once orphaned (its request destroyed in flight): the ops the provider
+  // has not completed yet.
+  std::size_t outstanding = 0;
 };
 
 }  // namespace railyard::mrail

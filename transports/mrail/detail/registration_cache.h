@@ -45,6 +45,10 @@ class RegistrationCache {
     [[nodiscard]] const LocalRegion& region() const noexcept;
     // [data, data + length) with the registration's descriptor.
     [[nodiscard]] MutableBuffer buffer(const void* data, std::size_t length) const noexcept;
+    // Ends the lease and keeps the registration out of the cache, so it is
+    // closed once no other lease holds it: a peer that still has its key can
+    // no longer reach the memory, which may be freed.
+    void revoke() noexcept;
 
    private:
     friend class RegistrationCache;
@@ -73,6 +77,7 @@ class RegistrationCache {
   };
 
   void release(Entry* entry) noexcept;
+  void revoke(Entry* entry) noexcept;
   void evict() noexcept;
 
   Rail& rail_;

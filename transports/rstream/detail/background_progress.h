@@ -5,6 +5,11 @@
 // libfabric. One per process while any channel with
 // ChannelOptions::background_progress exists; it skips a channel whose user
 // is inside a call, since that call progresses it.
+//
+// Across fork(): no turn is running while the process forks (the fork holds
+// the lock turns run under). The child has no such thread: the instance it
+// inherits is left behind, never joined, and the child's first channel starts
+// a new one.
 #pragma once
 
 #include <chrono>
@@ -37,6 +42,11 @@ class BackgroundProgress {
   void remove(ChannelCore* core);
 
  private:
+  struct Registry;
+  static Registry& registry();
+  static void before_fork() noexcept;
+  static void after_fork_in_parent() noexcept;
+  static void after_fork_in_child() noexcept;
   void run();
 
   std::mutex mutex_;
@@ -44,7 +54,8 @@ class BackgroundProgress {
   std::vector<ChannelCore*> cores_;
   std::chrono::milliseconds period_{1000};
   bool stopping_ = false;
-  std::thread thread_;  // last: starts once the members above exist
+  bool inherited_ = false;               // a fork's child: the thread is the parent's
+  std::unique_ptr<std::thread> thread_;  // last: starts once the members above exist
 };
 
 }  // namespace railyard::rstream::detail
