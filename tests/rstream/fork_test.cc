@@ -16,14 +16,14 @@
 #include "channel_pair.h"
 #include "railyard/common/detail/env.h"
 #include "railyard/common/detail/log.h"
-#include "railyard/transports/rstream/detail/background_progress.h"
+#include "railyard/transports/rail/detail/background_progress.h"
 #include "railyard_tools/forked_peer.h"
 
 namespace railyard::rstream {
 namespace {
 
 using namespace std::chrono_literals;
-using detail::BackgroundProgress;
+using railyard::BackgroundProgress;
 using tools::ForkedPeer;
 
 // Sends this process's stderr to /dev/null while it lives: the logging

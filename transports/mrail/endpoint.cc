@@ -170,9 +170,20 @@ Endpoint::Endpoint(Options options)
       "limit {} B, fragment {} B, window {} messages; home rail {} ({})",
       id_, options_.policies.describe(), options_.min_chunk, options_.eager_limit,
       options_.fragment_size, options_.window, home_rail_, home_reason);
+  if (options_.background_progress) {
+    // Often enough that a peer's posts never wait anywhere near its post
+    // timeout for this process to take them in.
+    const auto period = std::clamp<std::chrono::milliseconds>(
+        options_.post_timeout / 8, std::chrono::milliseconds(10), std::chrono::milliseconds(100));
+    background_ = std::make_unique<BackgroundTurn>(*this, period);
+    log::info("multi-rail endpoint {:016x}: background progress every {} ms while idle", id_,
+              period.count());
+  }
 }
 
 Endpoint::~Endpoint() {
+  // No background turn may start on a closing endpoint.
+  background_.reset();
   // Close every rail first: no completion can then reach an operation that
   // is about to go. Then fail what is still in flight, and let go of
   // orphaned transfers, releasing registrations while the caches exist.
@@ -214,6 +225,7 @@ Status Endpoint::check_peer(PeerId id, const char* what) const {
 }
 
 PeerId Endpoint::insert_peer(std::span<const std::byte> blob) {
+  const Lock lock(mutex_);
   const EndpointAddress remote = decode_address(blob);
   if (const auto known = peer_ids_.find(remote.id); known != peer_ids_.end()) {
     return known->second;
@@ -291,6 +303,7 @@ PeerId Endpoint::insert_peer(std::span<const std::byte> blob) {
 }
 
 std::vector<PathInfo> Endpoint::paths(PeerId id) const {
+  const Lock lock(mutex_);
   const Peer* peer = peer_of(id);
   if (peer == nullptr) {
     throw Error(fmt::format("paths: peer {} was never inserted", id.index));
@@ -306,24 +319,29 @@ MatchingEngine& Endpoint::engine(bool tagged) noexcept { return tagged ? *tagged
 
 Status Endpoint::send(Request& request, PeerId peer, const void* data, std::size_t size,
                       std::uint64_t tag) {
+  const Lock lock(mutex_);
   return start_send(request, peer, data, size, tag, true);
 }
 
 Status Endpoint::send_untagged(Request& request, PeerId peer, const void* data, std::size_t size) {
+  const Lock lock(mutex_);
   return start_send(request, peer, data, size, 0, false);
 }
 
 Status Endpoint::recv(Request& request, PeerId source, void* data, std::size_t size,
                       std::uint64_t tag, std::uint64_t ignore) {
+  const Lock lock(mutex_);
   return start_recv(request, source, data, size, tag, ignore, true);
 }
 
 Status Endpoint::recv_untagged(Request& request, PeerId source, void* data, std::size_t size) {
+  const Lock lock(mutex_);
   return start_recv(request, source, data, size, 0, 0, false);
 }
 
 Status Endpoint::cancel(Request& request) {
-  if (request.kind_ != RequestKind::kRecv || request.done_ ||
+  const Lock lock(mutex_);
+  if (request.kind_ != RequestKind::kRecv || request.done() ||
       !engine(request.tagged_).cancel(request)) {
     return {StatusCode::kInvalidArgument,
             "cancel: only a posted receive that has not matched can be canceled"};
@@ -334,6 +352,7 @@ Status Endpoint::cancel(Request& request) {
 }
 
 bool Endpoint::iprobe(PeerId source, std::uint64_t tag, std::uint64_t ignore, ProbeResult& result) {
+  const Lock lock(mutex_);
   progress();
   const InboundMessage* message = tagged_->peek_unexpected(source, tag, ignore);
   if (message == nullptr) {
@@ -345,6 +364,7 @@ bool Endpoint::iprobe(PeerId source, std::uint64_t tag, std::uint64_t ignore, Pr
 
 bool Endpoint::probe(PeerId source, std::uint64_t tag, std::uint64_t ignore, ProbeResult& result,
                      std::chrono::nanoseconds timeout) {
+  const Lock lock(mutex_);
   const InboundMessage* found = nullptr;
   progress_until(
       [&] {
@@ -360,6 +380,7 @@ bool Endpoint::probe(PeerId source, std::uint64_t tag, std::uint64_t ignore, Pro
 }
 
 std::size_t Endpoint::progress() {
+  const Lock lock(mutex_);
   std::size_t completed = 0;
   for (auto& state : rails_) {
     completed += state->rail->progress();
@@ -369,11 +390,21 @@ std::size_t Endpoint::progress() {
 }
 
 bool Endpoint::progress_until(const std::function<bool()>& done, std::chrono::nanoseconds timeout) {
+  const Lock lock(mutex_);
   return railyard::progress_until(rail_pointers_, done, timeout, options_.wait, &poll_hint_);
 }
 
 bool Endpoint::progress_until(std::span<Endpoint* const> endpoints,
                               const std::function<bool()>& done, std::chrono::nanoseconds timeout) {
+  // Locked in one order (by address), so two such waits cannot deadlock.
+  std::vector<Endpoint*> ordered(endpoints.begin(), endpoints.end());
+  std::sort(ordered.begin(), ordered.end(), std::less<>());
+  ordered.erase(std::unique(ordered.begin(), ordered.end()), ordered.end());
+  std::vector<std::unique_lock<std::recursive_mutex>> locks;
+  locks.reserve(ordered.size());
+  for (Endpoint* endpoint : ordered) {
+    locks.emplace_back(endpoint->mutex_);
+  }
   std::vector<Rail*> rails;
   for (const Endpoint* endpoint : endpoints) {
     rails.insert(rails.end(), endpoint->rail_pointers_.begin(), endpoint->rail_pointers_.end());
@@ -382,10 +413,12 @@ bool Endpoint::progress_until(std::span<Endpoint* const> endpoints,
 }
 
 bool Endpoint::wait(const Request& request, std::chrono::nanoseconds timeout) {
+  const Lock lock(mutex_);
   return progress_until([&] { return request.done(); }, timeout);
 }
 
 EndpointCounters Endpoint::counters() const {
+  const Lock lock(mutex_);
   EndpointCounters out = totals_;
   out.orphaned_transfers = orphans_.size();
   for (const auto& state : rails_) {
@@ -416,6 +449,22 @@ void Endpoint::on_post_failure(std::size_t rail, RailPeer address, const Status&
   }
   log::error("multi-rail endpoint {:016x}, rail {}: a message to an unknown peer was lost: {}", id_,
              rail, status.message());
+}
+
+void Endpoint::background_turn() noexcept {
+  const std::unique_lock lock(mutex_, std::try_to_lock);
+  if (!lock.owns_lock()) {
+    return;  // a call is under way, and it progresses the endpoint itself
+  }
+  // Take in everything that is waiting, within reason: the user's next
+  // call must not wait long for the lock.
+  constexpr int kMaxRounds = 64;
+  try {
+    for (int round = 0; round < kMaxRounds && progress() != 0; ++round) {
+    }
+  } catch (const std::exception& e) {
+    log::error("multi-rail endpoint {:016x}: background progress: {}", id_, e.what());
+  }
 }
 
 void Endpoint::finish(Request& request) {

@@ -3,9 +3,11 @@
 // peer whatever rail a message took, tagged and untagged traffic kept apart,
 // and per-rail counters.
 //
-// Like a Rail, an Endpoint is driven by one thread at a time. Every operation
-// is non-blocking: it returns a Status saying whether it started, and the
-// Request finishes from progress() (or wait()).
+// One thread drives an Endpoint; every call holds the endpoint's lock, so
+// that the process's background-progress thread (Options::background_progress)
+// can progress it between calls, while its user computes. Every operation is
+// non-blocking: it returns a Status saying whether it started, and the
+// Request finishes from progress() (or wait(), or that thread).
 //
 // Protocols (docs/architecture.md, docs/wire-formats.md):
 // - Eager, up to Options::eager_limit: the payload is cut into pieces by the
@@ -29,6 +31,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -146,6 +149,7 @@ class Endpoint {
  private:
   friend class Request;  // ~Request calls abandon()
 
+  class BackgroundTurn;
   class RxSlot;
   class TxSlot;
   class PieceOp;
@@ -209,6 +213,10 @@ class Endpoint {
                                  std::uint64_t local_offset, const RemoteMultiRegion& remote,
                                  std::uint64_t remote_offset, std::size_t size);
 
+  // Progresses while no call holds the endpoint (the background thread).
+  void background_turn() noexcept;
+  using Lock = std::scoped_lock<std::recursive_mutex>;
+
   // Requests destroyed in flight (see Request).
   void abandon(Request& request) noexcept;
   void detach(Request& request) noexcept;
@@ -222,6 +230,9 @@ class Endpoint {
   }
   void drop(std::size_t rail, const std::string& why);
 
+  // Held by every call and every background turn. Recursive: a wait's
+  // predicate may call into the endpoint (counters(), a new receive).
+  mutable std::recursive_mutex mutex_;
   Options options_;
   std::uint64_t id_ = 0;
   std::size_t home_rail_ = 0;
@@ -248,6 +259,8 @@ class Endpoint {
   EndpointCounters totals_;
   Status last_failure_;              // see every_peer_failed()
   std::vector<StripePiece> pieces_;  // scratch for send_eager
+  // Registered with the background thread last, removed from it first.
+  std::unique_ptr<BackgroundTurn> background_;
 };
 
 }  // namespace railyard::mrail

@@ -35,6 +35,10 @@ const char* kind_name(RequestKind kind) noexcept {
 }  // namespace
 
 void Endpoint::abandon(Request& request) noexcept {
+  const Lock lock(mutex_);
+  if (request.done()) {
+    return;  // finished by the background thread meanwhile
+  }
   ++totals_.abandoned_requests;
   // What never reached the wire goes quietly.
   if (request.match_hook_.linked()) {

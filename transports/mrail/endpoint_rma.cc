@@ -18,6 +18,7 @@ constexpr std::uint8_t kRegionVersion = 1;
 // Blob layout: u8 version, u8 rail count, u16 0, u32 0, u64 length, then per
 // rail: u8 rail index, u8 0, u16 key length, key (transports/remote_key.h).
 MultiRegion Endpoint::register_memory(void* base, std::size_t length) {
+  const Lock lock(mutex_);
   MultiRegion region;
   region.base_ = base;
   region.length_ = length;
@@ -37,6 +38,7 @@ MultiRegion Endpoint::register_memory(void* base, std::size_t length) {
 }
 
 RemoteMultiRegion Endpoint::import_region(PeerId peer_id, std::span<const std::byte> blob) {
+  const Lock lock(mutex_);
   const Peer* peer = peer_of(peer_id);
   if (peer == nullptr) {
     throw Error(fmt::format("import_region: peer {} was never inserted", peer_id.index));
@@ -85,12 +87,14 @@ RemoteMultiRegion Endpoint::import_region(PeerId peer_id, std::span<const std::b
 Status Endpoint::put(Request& request, const MultiRegion& local, std::uint64_t local_offset,
                      const RemoteMultiRegion& remote, std::uint64_t remote_offset,
                      std::size_t size) {
+  const Lock lock(mutex_);
   return start_rma(request, RequestKind::kPut, local, local_offset, remote, remote_offset, size);
 }
 
 Status Endpoint::get(Request& request, const MultiRegion& local, std::uint64_t local_offset,
                      const RemoteMultiRegion& remote, std::uint64_t remote_offset,
                      std::size_t size) {
+  const Lock lock(mutex_);
   return start_rma(request, RequestKind::kGet, local, local_offset, remote, remote_offset, size);
 }
 
@@ -150,6 +154,7 @@ Status Endpoint::start_rma(Request& request, RequestKind kind, const MultiRegion
 }
 
 Status Endpoint::flush(Request& request, const RemoteMultiRegion& remote) {
+  const Lock lock(mutex_);
   if (request.in_flight()) {
     return {StatusCode::kInvalidArgument, "flush: the request is already in flight"};
   }

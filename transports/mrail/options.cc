@@ -77,6 +77,9 @@ Options Options::from_environment() {
       throw ConfigError("RAILYARD_MR_CACHE", *text, "expected auto, on or off");
     }
   }
+  if (const auto text = env::get("RAILYARD_BACKGROUND_PROGRESS")) {
+    options.background_progress = parse_uint("RAILYARD_BACKGROUND_PROGRESS", *text, 0, 1) == 1;
+  }
   options.post_timeout = post_timeout_from_environment();
   options.wait = WaitPolicy::from_environment();
   return options;

@@ -60,6 +60,12 @@ struct Options {
   // How long each rail lets a post the provider keeps refusing wait before
   // it fails (see RailOptions::post_timeout). Default: RAILYARD_POST_TIMEOUT_MS.
   std::chrono::milliseconds post_timeout{10000};
+  // Whether the process's background-progress thread progresses the
+  // endpoint while its user is not calling in, so a rank computing for
+  // longer than its peers' post timeout still takes in their messages (tcp
+  // moves data only inside libfabric calls). Default:
+  // RAILYARD_BACKGROUND_PROGRESS, 1.
+  bool background_progress = true;
   RegistrationCacheMode registration_cache = RegistrationCacheMode::kAuto;
   std::uint64_t registration_cache_bytes = std::uint64_t{1} << 30;
   WaitPolicy wait;

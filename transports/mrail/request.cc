@@ -6,14 +6,17 @@ namespace railyard::mrail {
 
 Request::Request() = default;
 Request::~Request() {
-  if (endpoint_ != nullptr) {
+  // done() first: the endpoint's background thread may be finishing the
+  // request right now, and abandon() checks again under the endpoint's lock.
+  if (endpoint_ != nullptr && !done()) {
     endpoint_->abandon(*this);
   }
 }
 
 void Request::start(RequestKind kind, PeerId peer, std::byte* buffer, std::uint64_t capacity) {
   kind_ = kind;
-  done_ = false;
+  done_.store(false, std::memory_order_relaxed);
+  endpoint_ = nullptr;  // set by the endpoint that tracks it
   tagged_ = false;
   status_ = Status();
   peer_ = peer;
@@ -35,8 +38,7 @@ void Request::fail(const Status& status) {
 
 void Request::finish() {
   large_.reset();
-  endpoint_ = nullptr;
-  done_ = true;
+  done_.store(true, std::memory_order_release);
 }
 
 }  // namespace railyard::mrail

@@ -1,6 +1,7 @@
 // A multi-rail operation in flight: a send, a receive, or an RMA transfer.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -45,8 +46,10 @@ class Request {
   Request(Request&&) = delete;
   Request& operator=(Request&&) = delete;
 
-  [[nodiscard]] bool done() const noexcept { return done_; }
-  [[nodiscard]] bool in_flight() const noexcept { return kind_ != RequestKind::kIdle && !done_; }
+  // May turn true while the owner is not calling in (the endpoint's
+  // background progress); the results below are complete once it has.
+  [[nodiscard]] bool done() const noexcept { return done_.load(std::memory_order_acquire); }
+  [[nodiscard]] bool in_flight() const noexcept { return kind_ != RequestKind::kIdle && !done(); }
   [[nodiscard]] RequestKind kind() const noexcept { return kind_; }
   [[nodiscard]] const Status& status() const noexcept { return status_; }
   // Receives: the peer whose message matched. Others: the target peer.
@@ -69,8 +72,8 @@ class Request {
   void finish();
 
   RequestKind kind_ = RequestKind::kIdle;
-  bool done_ = false;
-  Endpoint* endpoint_ = nullptr;  // while in its endpoint's active list
+  std::atomic<bool> done_{false};
+  Endpoint* endpoint_ = nullptr;  // the endpoint it was last started on
   bool tagged_ = false;
   Status status_;
   PeerId peer_;

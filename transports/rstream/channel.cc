@@ -44,7 +44,7 @@ Channel::Channel(Channel&&) noexcept = default;
 Channel& Channel::operator=(Channel&&) noexcept = default;
 Channel::Channel(std::unique_ptr<detail::ChannelCore> core) : core_(std::move(core)) {
   if (core_->options().background_progress) {
-    core_->enable_background_progress(detail::BackgroundProgress::shared());
+    core_->enable_background_progress(BackgroundProgress::shared());
   }
 }
 

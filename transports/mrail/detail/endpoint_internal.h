@@ -11,9 +11,31 @@
 #include "railyard/transports/mrail/detail/registration_cache.h"
 #include "railyard/transports/mrail/detail/wire.h"
 #include "railyard/transports/mrail/endpoint.h"
+#include "railyard/transports/rail/detail/background_progress.h"
 #include "railyard/transports/rail/rail.h"
 
 namespace railyard::mrail {
+
+// The endpoint's place in the process's background-progress thread.
+class Endpoint::BackgroundTurn final : public BackgroundTask {
+ public:
+  BackgroundTurn(Endpoint& endpoint, std::chrono::milliseconds period)
+      : endpoint_(endpoint), progress_(BackgroundProgress::shared()) {
+    progress_->add(this, period);
+  }
+  // Returns once no turn is using the endpoint.
+  ~BackgroundTurn() override { progress_->remove(this); }
+  BackgroundTurn(const BackgroundTurn&) = delete;
+  BackgroundTurn& operator=(const BackgroundTurn&) = delete;
+  BackgroundTurn(BackgroundTurn&&) = delete;
+  BackgroundTurn& operator=(BackgroundTurn&&) = delete;
+
+  void background_turn() override { endpoint_.background_turn(); }
+
+ private:
+  Endpoint& endpoint_;
+  std::shared_ptr<BackgroundProgress> progress_;
+};
 
 // A pre-posted receive buffer: header plus one fragment.
 class Endpoint::RxSlot final : public RailOp {

@@ -24,8 +24,8 @@
 #include "railyard/transports/fabric/endpoint.h"
 #include "railyard/transports/fabric/event_queue.h"
 #include "railyard/transports/fabric/memory_region.h"
+#include "railyard/transports/rail/detail/background_progress.h"
 #include "railyard/transports/rstream/channel_options.h"
-#include "railyard/transports/rstream/detail/background_progress.h"
 #include "railyard/transports/rstream/detail/credits.h"
 #include "railyard/transports/rstream/detail/registered_ring.h"
 #include "railyard/transports/rstream/detail/ring_space.h"
@@ -80,14 +80,14 @@ struct LocalMapping {
   fabric::MemoryRegion region;
 };
 
-class ChannelCore {
+class ChannelCore final : public BackgroundTask {
  public:
   enum class Role : std::uint8_t { kConnecting, kAccepting };
 
   // Opens the endpoint, registers the rings and posts the receives.
   ChannelCore(std::shared_ptr<StreamFabric> fabric, fi_info& endpoint_info, ChannelOptions options,
               Role role, std::string peer_name);
-  ~ChannelCore();
+  ~ChannelCore() override;
   ChannelCore(const ChannelCore&) = delete;
   ChannelCore& operator=(const ChannelCore&) = delete;
   ChannelCore(ChannelCore&&) = delete;
@@ -131,7 +131,7 @@ class ChannelCore {
   void enable_background_progress(std::shared_ptr<BackgroundProgress> progress);
   // One background turn: if no call holds the channel, reads what arrived
   // and runs the keepalive, as a call would.
-  void background_turn();
+  void background_turn() override;
   [[nodiscard]] const std::string& peer_name() const noexcept { return peer_name_; }
   [[nodiscard]] const ChannelOptions& options() const noexcept { return options_; }
   [[nodiscard]] const RailLimits& limits() const noexcept { return fabric_->limits(); }

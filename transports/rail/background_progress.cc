@@ -1,13 +1,12 @@
-#include "railyard/transports/rstream/detail/background_progress.h"
+#include "railyard/transports/rail/detail/background_progress.h"
 
 #include <pthread.h>
 
 #include <algorithm>
 
 #include "railyard/common/detail/log.h"
-#include "railyard/transports/rstream/detail/channel_core.h"
 
-namespace railyard::rstream::detail {
+namespace railyard {
 
 // The process's instance, and what fork() holds while it copies the process.
 struct BackgroundProgress::Registry {
@@ -31,7 +30,7 @@ std::shared_ptr<BackgroundProgress> BackgroundProgress::shared() {
   }();
   if (!fork_handlers) {
     log::warn(
-        "rstream background progress: pthread_atfork failed; a child forked while a "
+        "background progress: pthread_atfork failed; a child forked while a "
         "turn runs may hang");
   }
   Registry& shared = registry();
@@ -60,7 +59,7 @@ void BackgroundProgress::after_fork_in_parent() noexcept {
     held->mutex_.unlock();
   }
   shared.mutex.unlock();
-  // `held` may be the last reference, when a channel went meanwhile.
+  // `held` may be the last reference, when a task went meanwhile.
 }
 
 void BackgroundProgress::after_fork_in_child() noexcept {
@@ -76,7 +75,7 @@ void BackgroundProgress::after_fork_in_child() noexcept {
 
 BackgroundProgress::BackgroundProgress()
     : thread_(std::make_unique<std::thread>([this] { run(); })) {
-  log::debug("rstream background progress thread started");
+  log::debug("background progress thread started");
 }
 
 BackgroundProgress::~BackgroundProgress() {
@@ -94,22 +93,22 @@ BackgroundProgress::~BackgroundProgress() {
   }
   wake_.notify_all();
   thread_->join();
-  log::debug("rstream background progress thread stopped");
+  log::debug("background progress thread stopped");
 }
 
-void BackgroundProgress::add(ChannelCore* core, std::chrono::milliseconds period) {
+void BackgroundProgress::add(BackgroundTask* task, std::chrono::milliseconds period) {
   {
     const std::scoped_lock lock(mutex_);
-    cores_.push_back(core);
+    tasks_.push_back(task);
     period_ = std::min(period_, period);
   }
   wake_.notify_all();  // a shorter period applies from now
 }
 
-void BackgroundProgress::remove(ChannelCore* core) {
-  // Turns run under mutex_, so once it is ours no turn touches `core`.
+void BackgroundProgress::remove(BackgroundTask* task) {
+  // Turns run under mutex_, so once it is ours no turn touches `task`.
   const std::scoped_lock lock(mutex_);
-  std::erase(cores_, core);
+  std::erase(tasks_, task);
 }
 
 void BackgroundProgress::run() {
@@ -120,10 +119,10 @@ void BackgroundProgress::run() {
     if (stopping_) {
       break;
     }
-    for (ChannelCore* core : cores_) {
-      core->background_turn();
+    for (BackgroundTask* task : tasks_) {
+      task->background_turn();
     }
   }
 }
 
-}  // namespace railyard::rstream::detail
+}  // namespace railyard
