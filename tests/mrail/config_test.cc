@@ -226,7 +226,29 @@ INSTANTIATE_TEST_SUITE_P(
         BadVariable{"RAILYARD_EAGER_LIMIT", "1g", "expected a size up to"},
         BadVariable{"RAILYARD_FRAGMENT_SIZE", "512", "expected a size from 1k to 16m"},
         BadVariable{"RAILYARD_MR_CACHE", "maybe", "expected auto, on or off"},
+        BadVariable{"RAILYARD_UNEXPECTED_PEER_BYTES", "lots", "expected a byte count"},
+        BadVariable{"RAILYARD_UNEXPECTED_BYTES", "1q", "expected a byte count"},
+        BadVariable{"RAILYARD_BACKGROUND_PROGRESS", "2", "expected an integer from 0 to 1"},
         BadVariable{"RAILYARD_SPIN_US", "-5", "expected an integer from 0 to 1000000"}));
+
+TEST(EndpointOptions, BudgetsAndBackgroundProgressComeFromTheEnvironment) {
+  {
+    testing::ScopedEnv peer("RAILYARD_UNEXPECTED_PEER_BYTES", nullptr);
+    testing::ScopedEnv total("RAILYARD_UNEXPECTED_BYTES", nullptr);
+    testing::ScopedEnv background("RAILYARD_BACKGROUND_PROGRESS", nullptr);
+    const Options options = Options::from_environment();
+    EXPECT_EQ(options.unexpected_peer_bytes, 64U << 20);
+    EXPECT_EQ(options.unexpected_bytes, 1ULL << 30);
+    EXPECT_TRUE(options.background_progress);
+  }
+  testing::ScopedEnv peer("RAILYARD_UNEXPECTED_PEER_BYTES", "2m");
+  testing::ScopedEnv total("RAILYARD_UNEXPECTED_BYTES", "3GiB");
+  testing::ScopedEnv background("RAILYARD_BACKGROUND_PROGRESS", "0");
+  const Options options = Options::from_environment();
+  EXPECT_EQ(options.unexpected_peer_bytes, 2U << 20);
+  EXPECT_EQ(options.unexpected_bytes, 3ULL << 30);
+  EXPECT_FALSE(options.background_progress);
+}
 
 TEST(EndpointOptions, WeightsParseAndDefaultsHold) {
   EXPECT_EQ(parse_rail_weights("W", "1, 2.5,0.25"), (std::vector<double>{1, 2.5, 0.25}));

@@ -82,6 +82,14 @@ class LogStorm {
 };
 
 TEST(Fork, ChildrenOfALoggingProcessWithBackgroundProgressRunFreely) {
+#if defined(__SANITIZE_ADDRESS__)
+  // GCC 12's libasan does not hold its allocator's locks across fork(): a
+  // child of threads that allocate without pause hangs inside libasan's own
+  // malloc (seen: a thread the child starts blocks in
+  // SizeClassAllocator64::GetFromAllocator). glibc's malloc is fork-safe,
+  // so the release build runs this test.
+  GTEST_SKIP() << "libasan's allocator is not fork-safe with allocating threads";
+#endif
   const QuietStderr quiet;
   const auto saved_level = log::level();
   log::set_level(log::Level::kWarn);

@@ -35,6 +35,10 @@ struct EndpointCounters {
   std::uint64_t dropped_messages = 0;     // malformed, or from a peer never inserted
   std::uint64_t registration_hits = 0;
   std::uint64_t registration_misses = 0;
+  // Payload bytes of unexpected messages held now (a gauge), and how often a
+  // peer's credit was held back because they were over budget.
+  std::uint64_t unexpected_bytes = 0;
+  std::uint64_t credit_holds = 0;
   std::uint64_t abandoned_requests = 0;  // destroyed while in flight (see Request)
   // Transfers of abandoned requests whose provider operations are still
   // outstanding (a gauge, not a total).

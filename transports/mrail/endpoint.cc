@@ -421,6 +421,7 @@ EndpointCounters Endpoint::counters() const {
   const Lock lock(mutex_);
   EndpointCounters out = totals_;
   out.orphaned_transfers = orphans_.size();
+  out.unexpected_bytes = unexpected_bytes_;
   for (const auto& state : rails_) {
     RailTraffic traffic = state->traffic;
     traffic.rail = state->rail->counters();

@@ -184,6 +184,14 @@ class Endpoint {
   void on_rts(Peer& peer, const Header& header, std::span<const std::byte> body);
   InboundMessage* locate(Peer& peer, const Header& header);
   void advance(Peer& peer);
+  // Sends the peer a credit when a quarter window has passed, unless
+  // unexpected messages are over budget; release_credits() sends those held.
+  void credit(Peer& peer);
+  void release_credits();
+  // Unexpected messages entering and leaving the queue: their bytes count
+  // against the budgets.
+  void count_unexpected(Peer& peer, const InboundMessage& message);
+  void uncount_unexpected(Peer& peer, const InboundMessage& message);
   void on_turn(Peer& peer, InboundMessage& message);
   void bind(Peer& peer, InboundMessage& message, Request& request);
   void try_finish(Peer& peer, InboundMessage& message);
@@ -257,8 +265,10 @@ class Endpoint {
   // completed every operation they posted.
   std::vector<std::unique_ptr<LargeTransfer>> orphans_;
   EndpointCounters totals_;
-  Status last_failure_;              // see every_peer_failed()
-  std::vector<StripePiece> pieces_;  // scratch for send_eager
+  Status last_failure_;                 // see every_peer_failed()
+  std::uint64_t unexpected_bytes_ = 0;  // every peer's Peer::unexpected_bytes
+  std::size_t held_credits_ = 0;        // peers whose credit is held
+  std::vector<StripePiece> pieces_;     // scratch for send_eager
   // Registered with the background thread last, removed from it first.
   std::unique_ptr<BackgroundTurn> background_;
 };

@@ -3,6 +3,7 @@
 // rendezvous data; and the bookkeeping that finishes requests.
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -58,7 +59,10 @@ Status Endpoint::start_recv(Request& request, PeerId source, void* data, std::si
   request.tagged_ = tagged;
   track(request);
   if (InboundMessage* message = matcher.take_unexpected(source, tag, ignore)) {
-    bind(*peer_of(message->source), *message, request);
+    Peer& sender = *peer_of(message->source);
+    uncount_unexpected(sender, *message);
+    bind(sender, *message, request);
+    release_credits();
   } else {
     matcher.post(request);
   }
@@ -173,7 +177,11 @@ InboundMessage* Endpoint::locate(Peer& peer, const Header& header) {
   using Placement = ReorderBuffer<std::unique_ptr<InboundMessage>>::Placement;
   switch (peer.early.place(header.seq)) {
     case Placement::kPast: {
-      const auto it = peer.current.find(header.seq);
+      const auto ordinal = peer.early.ordinal_of_past(header.seq);
+      if (!ordinal) {
+        return nullptr;
+      }
+      const auto it = peer.current.find(*ordinal);
       if (it == peer.current.end()) {
         return nullptr;
       }
@@ -288,24 +296,83 @@ void Endpoint::on_rts(Peer& peer, const Header& header, std::span<const std::byt
 
 void Endpoint::advance(Peer& peer) {
   while (peer.early.next_ready()) {
+    const std::uint64_t ordinal = peer.early.delivered();
     auto owned = peer.early.take_next();
     InboundMessage& message = *owned;
     message.turn_passed = true;
-    peer.current.emplace(message.seq, std::move(owned));
+    message.ordinal = ordinal;
+    peer.current.emplace(ordinal, std::move(owned));
     on_turn(peer, message);
   }
+  credit(peer);
+}
+
+void Endpoint::credit(Peer& peer) {
   // Reopen the sender's window a quarter at a time. Both sides use the
   // smaller of their two windows (peer.window), so the sender never waits
   // for a credit the receiver would only send later.
-  if (seq_distance(peer.credited, peer.early.next()) >=
+  if (seq_distance(peer.credited, peer.early.next()) <
       std::max<std::uint32_t>(1, peer.window / 4)) {
-    peer.credited = peer.early.next();
-    Header credit;
-    credit.type = MessageType::kCredit;
-    credit.source = id_;
-    credit.word = peer.credited;
-    send_control(peer, credit);
+    return;
   }
+  // Messages nobody asked for yet are over budget: the sender waits (once
+  // the window it already has is used) until receives take some of them.
+  if (peer.unexpected_bytes > options_.unexpected_peer_bytes ||
+      unexpected_bytes_ > options_.unexpected_bytes) {
+    if (!peer.credit_held) {
+      peer.credit_held = true;
+      ++held_credits_;
+      ++totals_.credit_holds;
+      if (!std::exchange(peer.credit_hold_logged, true)) {
+        log::info(
+            "multi-rail endpoint {:016x}: holding back peer {}'s credits: unexpected messages "
+            "hold {} bytes from it (budget {}) and {} in all (budget {}); it waits until "
+            "receives take them (logged once per peer)",
+            id_, peer.id.index, peer.unexpected_bytes, options_.unexpected_peer_bytes,
+            unexpected_bytes_, options_.unexpected_bytes);
+      }
+    }
+    return;
+  }
+  if (peer.credit_held) {
+    peer.credit_held = false;
+    --held_credits_;
+  }
+  peer.credited = peer.early.next();
+  Header credit;
+  credit.type = MessageType::kCredit;
+  credit.source = id_;
+  credit.word = peer.credited;
+  send_control(peer, credit);
+}
+
+void Endpoint::release_credits() {
+  if (held_credits_ == 0) {
+    return;
+  }
+  for (const auto& peer : peers_) {
+    if (!peer->credit_held) {
+      continue;
+    }
+    if (peer->failed) {
+      peer->credit_held = false;
+      --held_credits_;
+    } else {
+      credit(*peer);
+    }
+  }
+}
+
+void Endpoint::count_unexpected(Peer& peer, const InboundMessage& message) {
+  const std::uint64_t bytes = message.type == MessageType::kEager ? message.total : 0;
+  peer.unexpected_bytes += bytes;
+  unexpected_bytes_ += bytes;
+}
+
+void Endpoint::uncount_unexpected(Peer& peer, const InboundMessage& message) {
+  const std::uint64_t bytes = message.type == MessageType::kEager ? message.total : 0;
+  peer.unexpected_bytes -= bytes;
+  unexpected_bytes_ -= bytes;
 }
 
 void Endpoint::on_turn(Peer& peer, InboundMessage& message) {
@@ -315,6 +382,7 @@ void Endpoint::on_turn(Peer& peer, InboundMessage& message) {
   } else {
     ++totals_.unexpected_messages;
     matcher.add_unexpected(message);
+    count_unexpected(peer, message);
   }
 }
 
@@ -344,7 +412,7 @@ void Endpoint::try_finish(Peer& peer, InboundMessage& message) {
   if (message.total > request.capacity_) {
     request.fail(truncation(message.total, request.capacity_, message.source, message.tag));
   }
-  peer.current.erase(message.seq);  // destroys `message`
+  peer.current.erase(message.ordinal);  // destroys `message`
   finish(request);
 }
 
@@ -354,7 +422,7 @@ void Endpoint::start_pull(Peer& peer, InboundMessage& message, Request& request)
   large->transfer_id = message.transfer_id;
   large->peer = peer.id;
   const RtsBody rts = std::move(message.rts);
-  peer.current.erase(message.seq);  // destroys `message`
+  peer.current.erase(message.ordinal);  // destroys `message`
   request.length_ = bytes;
   request.large_ = std::move(large);
   if (request.message_length_ > request.capacity_) {
@@ -540,23 +608,25 @@ void Endpoint::fail_peer(Peer& peer, const Status& status) {
     }
   }
   // Complete unexpected messages stay receivable; the rest cannot finish.
-  std::vector<SeqNum> stalled;
-  for (auto& [seq, message] : peer.current) {
+  std::vector<std::uint64_t> stalled;
+  for (auto& [ordinal, message] : peer.current) {
     if (message->target != nullptr) {
       message->target->fail(peer.failure);
       finish(*message->target);
-      stalled.push_back(seq);
+      stalled.push_back(ordinal);
     } else if (message->type == MessageType::kRts || !message->complete()) {
       engine(message->tagged).remove_unexpected(*message);
-      stalled.push_back(seq);
+      uncount_unexpected(peer, *message);
+      stalled.push_back(ordinal);
     }
   }
-  for (const SeqNum seq : stalled) {
-    peer.current.erase(seq);
+  for (const std::uint64_t ordinal : stalled) {
+    peer.current.erase(ordinal);
   }
   for (Request* request : unsent) {
     piece_done(*request, peer.failure);
   }
+  release_credits();  // budget its stalled messages held
   fail_orphaned_wildcards();
 }
 

@@ -77,6 +77,12 @@ Options Options::from_environment() {
       throw ConfigError("RAILYARD_MR_CACHE", *text, "expected auto, on or off");
     }
   }
+  if (const auto text = env::get("RAILYARD_UNEXPECTED_PEER_BYTES")) {
+    options.unexpected_peer_bytes = parse_size("RAILYARD_UNEXPECTED_PEER_BYTES", *text);
+  }
+  if (const auto text = env::get("RAILYARD_UNEXPECTED_BYTES")) {
+    options.unexpected_bytes = parse_size("RAILYARD_UNEXPECTED_BYTES", *text);
+  }
   if (const auto text = env::get("RAILYARD_BACKGROUND_PROGRESS")) {
     options.background_progress = parse_uint("RAILYARD_BACKGROUND_PROGRESS", *text, 0, 1) == 1;
   }

@@ -66,6 +66,13 @@ struct Options {
   // moves data only inside libfabric calls). Default:
   // RAILYARD_BACKGROUND_PROGRESS, 1.
   bool background_progress = true;
+  // Payload bytes of unexpected messages (arrived, not yet asked for) held
+  // per peer and in total before the receiver holds back credits, so senders
+  // wait instead of memory growing. Beyond it, a sender may still send the
+  // window its last credit allowed. Defaults: RAILYARD_UNEXPECTED_PEER_BYTES,
+  // 64 MiB; RAILYARD_UNEXPECTED_BYTES, 1 GiB.
+  std::uint64_t unexpected_peer_bytes = std::uint64_t{64} << 20;
+  std::uint64_t unexpected_bytes = std::uint64_t{1} << 30;
   RegistrationCacheMode registration_cache = RegistrationCacheMode::kAuto;
   std::uint64_t registration_cache_bytes = std::uint64_t{1} << 30;
   WaitPolicy wait;

@@ -17,6 +17,7 @@ class Request;
 struct InboundMessage {
   PeerId source;
   SeqNum seq = 0;
+  std::uint64_t ordinal = 0;  // the peer's messages before it, once its turn has passed
   MessageType type = MessageType::kEager;
   bool tagged = false;
   std::uint64_t tag = 0;

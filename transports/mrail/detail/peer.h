@@ -54,8 +54,14 @@ struct Peer {
   // Receiving: messages before their turn, and those past it still in use
   // (being assembled, or waiting unexpected for a receive).
   ReorderBuffer<std::unique_ptr<InboundMessage>> early;
-  std::unordered_map<SeqNum, std::unique_ptr<InboundMessage>> current;
+  // By ordinal (ReorderBuffer::ordinal_of_past), not sequence number.
+  std::unordered_map<std::uint64_t, std::unique_ptr<InboundMessage>> current;
   SeqNum credited = 0;  // the last credit we sent
+  // Payload bytes of its messages waiting unexpected, and whether its next
+  // credit is held back because they, or all peers', are over budget.
+  std::uint64_t unexpected_bytes = 0;
+  bool credit_held = false;
+  bool credit_hold_logged = false;
 
   bool failed = false;
   Status failure;

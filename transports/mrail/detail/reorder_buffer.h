@@ -1,8 +1,11 @@
 // Messages that arrive before their turn wait here, in a window of fixed
-// capacity starting at the next sequence number to match.
+// capacity starting at the next sequence number to match. It also counts
+// the messages whose turn has passed, so a past sequence number can be
+// unwrapped to a 64-bit ordinal that never repeats.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -25,6 +28,17 @@ class ReorderBuffer {
       : slots_(capacity), mask_(capacity - 1), next_(first) {}
 
   [[nodiscard]] SeqNum next() const noexcept { return next_; }
+  // Messages whose turn has passed: the ordinal of the next one.
+  [[nodiscard]] std::uint64_t delivered() const noexcept { return delivered_; }
+  // The ordinal of the most recent message whose turn has passed and whose
+  // sequence number is `seq`; nullopt if none has (before the first).
+  [[nodiscard]] std::optional<std::uint64_t> ordinal_of_past(SeqNum seq) const noexcept {
+    const std::uint64_t back = seq == next_ ? std::uint64_t{1} << 32 : seq_distance(seq, next_);
+    if (back > delivered_) {
+      return std::nullopt;
+    }
+    return delivered_ - back;
+  }
   [[nodiscard]] std::uint32_t capacity() const noexcept { return mask_ + 1; }
   [[nodiscard]] std::size_t occupied() const noexcept { return occupied_; }
 
@@ -54,7 +68,10 @@ class ReorderBuffer {
 
   // Moves the window on by one when the message whose turn it is was handled
   // without being stored (its slot is empty).
-  void skip_next() noexcept { ++next_; }
+  void skip_next() noexcept {
+    ++next_;
+    ++delivered_;
+  }
 
   // Removes the message whose turn it is and moves the window on by one.
   [[nodiscard]] T take_next() {
@@ -63,6 +80,7 @@ class ReorderBuffer {
     slot.reset();
     --occupied_;
     ++next_;
+    ++delivered_;
     return value;
   }
 
@@ -70,6 +88,7 @@ class ReorderBuffer {
   std::vector<std::optional<T>> slots_;
   std::uint32_t mask_;
   SeqNum next_;
+  std::uint64_t delivered_ = 0;
   std::size_t occupied_ = 0;
 };
 

@@ -1,0 +1,131 @@
+// Messages nobody has asked for yet are held in memory, up to a budget per
+// peer and in total; past it, the receiver holds back the sender's credits
+// (back-pressure), and nothing fails, is lost or is reordered.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "endpoint_pair.h"
+#include "pattern.h"
+#include "railyard/transports/mrail/detail/reorder_buffer.h"
+#include "railyard/transports/mrail/endpoint.h"
+
+namespace railyard::mrail {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr std::size_t kMessageSize = 64 << 10;
+constexpr int kMessages = 400;  // 25 MiB, far past the budget
+constexpr std::uint32_t kWindow = 16;
+
+Options budget_options(std::uint64_t per_peer, std::uint64_t total) {
+  auto options = testing::endpoint_options(2, "-1:striping");
+  options.window = kWindow;
+  options.unexpected_peer_bytes = per_peer;
+  options.unexpected_bytes = total;
+  return options;
+}
+
+// Sends kMessages to endpoint 1 from every other endpoint, progresses for a
+// while without a receive posted, and checks what the receiver holds.
+void expect_bounded(testing::EndpointGroup& group, std::uint64_t bound) {
+  Endpoint& receiver = group[1];
+  std::vector<std::vector<std::byte>> payloads;
+  std::vector<std::unique_ptr<Request>> sends;
+  std::vector<std::size_t> senders;
+  for (std::size_t s = 0; s < group.endpoints.size(); ++s) {
+    if (s != 1) {
+      senders.push_back(s);
+    }
+  }
+  for (int i = 0; i < kMessages; ++i) {
+    for (const std::size_t s : senders) {
+      payloads.emplace_back(kMessageSize);
+      testing::fill_pattern(payloads.back(), (s << 32) | static_cast<std::uint64_t>(i));
+      sends.push_back(std::make_unique<Request>());
+      ASSERT_TRUE(group[s]
+                      .send(*sends.back(), group.ids[s][1], payloads.back().data(),
+                            payloads.back().size(), static_cast<std::uint64_t>(i))
+                      .ok());
+    }
+  }
+  // Everything the credits allow arrives; nothing is receiving it.
+  (void)group.run_until([] { return false; }, 2s);
+  const auto held = receiver.counters();
+  EXPECT_LE(held.unexpected_bytes, bound)
+      << "unexpected messages were admitted past the budget and the window";
+  EXPECT_GT(held.unexpected_bytes, 0U);
+  EXPECT_GT(held.credit_holds, 0U) << "the budget never held back a credit";
+  EXPECT_FALSE(std::all_of(sends.begin(), sends.end(), [](const auto& s) { return s->done(); }))
+      << "every send completed although the receiver holds far less than was sent";
+
+  // Receiving releases the credits: every message arrives once, intact and
+  // in order, and every send completes successfully.
+  std::vector<std::byte> buffer(kMessageSize);
+  for (int i = 0; i < kMessages; ++i) {
+    for (const std::size_t s : senders) {
+      Request recv;
+      ASSERT_TRUE(receiver
+                      .recv(recv, group.ids[1][s], buffer.data(), buffer.size(),
+                            static_cast<std::uint64_t>(i))
+                      .ok());
+      ASSERT_TRUE(group.run_until([&] { return recv.done(); }, 30s))
+          << "message " << i << " from endpoint " << s << " never came";
+      ASSERT_TRUE(recv.status().ok()) << recv.status().to_string();
+      ASSERT_EQ(testing::first_mismatch(buffer, (s << 32) | static_cast<std::uint64_t>(i)),
+                std::nullopt)
+          << "message " << i << " from endpoint " << s;
+    }
+  }
+  ASSERT_TRUE(group.run_until([&] {
+    return std::all_of(sends.begin(), sends.end(), [](const auto& s) { return s->done(); });
+  }));
+  for (const auto& send : sends) {
+    EXPECT_TRUE(send->status().ok()) << send->status().to_string();
+  }
+  EXPECT_EQ(receiver.counters().unexpected_bytes, 0U);
+}
+
+TEST(UnexpectedBudget, APeerPastItsBudgetIsHeldBackByCredits) {
+  constexpr std::uint64_t kPerPeer = 1 << 20;
+  testing::EndpointGroup group(
+      {budget_options(kPerPeer, 1ULL << 40), budget_options(kPerPeer, 1ULL << 40)});
+  // The budget, plus what credits already allowed when it was reached: the
+  // messages since the last credit (under a quarter window) and a window
+  // past it. Two windows bound both.
+  expect_bounded(group, kPerPeer + std::uint64_t{2} * kWindow * kMessageSize);
+}
+
+TEST(UnexpectedBudget, TheTotalBudgetHoldsBackEveryPeer) {
+  constexpr std::uint64_t kTotal = 1 << 20;
+  const auto options = budget_options(1ULL << 40, kTotal);
+  testing::EndpointGroup group({options, options, options});
+  // Two senders, each as above.
+  expect_bounded(group, kTotal + std::uint64_t{4} * kWindow * kMessageSize);
+}
+
+// A message whose turn has passed is found again from its 32-bit sequence
+// number as the most recent message that carried it: one left unmatched 2^32
+// messages earlier carries the same number and is another message (the
+// endpoint keys such messages by this 64-bit ordinal, not the number).
+TEST(SequenceUnwrap, PastSequenceNumbersUnwrapToTheMostRecentMessage) {
+  ReorderBuffer<int> buffer(16, 0xfffffff0U);
+  for (int i = 0; i < 32; ++i) {
+    buffer.skip_next();
+  }
+  // 32 messages have passed their turn: 0xfffffff0 .. 0x0000000f.
+  EXPECT_EQ(buffer.next(), 0x10U);
+  EXPECT_EQ(buffer.delivered(), 32U);
+  EXPECT_EQ(buffer.ordinal_of_past(0x0fU), std::optional<std::uint64_t>(31));
+  EXPECT_EQ(buffer.ordinal_of_past(0xfffffff8U), std::optional<std::uint64_t>(8));
+  EXPECT_EQ(buffer.ordinal_of_past(0xfffffff0U), std::optional<std::uint64_t>(0));
+  // Before the first message: nothing.
+  EXPECT_EQ(buffer.ordinal_of_past(0xffffffe0U), std::nullopt);
+}
+
+}  // namespace
+}  // namespace railyard::mrail
