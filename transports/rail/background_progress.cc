@@ -80,18 +80,20 @@ BackgroundProgress::BackgroundProgress()
 
 BackgroundProgress::~BackgroundProgress() {
   if (inherited_) {
-    // The thread, its lock's waiters and its condition variable are the
-    // parent's: joining, locking or notifying them here could hang. The
-    // std::thread object is dropped without its destructor, which would
-    // end the process for a thread still joinable.
+    // The thread and the waiter on the condition variable are the parent's:
+    // joining, notifying or destroying them here could hang. Both objects
+    // are dropped without their destructors (the thread's would end the
+    // process for a thread still joinable; the condition variable's would
+    // wait for a waiter that does not exist here).
     [[maybe_unused]] std::thread* parents = thread_.release();
+    [[maybe_unused]] std::condition_variable* parents_wake = wake_.release();
     return;
   }
   {
     const std::scoped_lock lock(mutex_);
     stopping_ = true;
   }
-  wake_.notify_all();
+  wake_->notify_all();
   thread_->join();
   log::debug("background progress thread stopped");
 }
@@ -102,7 +104,7 @@ void BackgroundProgress::add(BackgroundTask* task, std::chrono::milliseconds per
     tasks_.push_back(task);
     period_ = std::min(period_, period);
   }
-  wake_.notify_all();  // a shorter period applies from now
+  wake_->notify_all();  // a shorter period applies from now
 }
 
 void BackgroundProgress::remove(BackgroundTask* task) {
@@ -115,7 +117,7 @@ void BackgroundProgress::run() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {
     const auto period = period_;
-    wake_.wait_for(lock, period, [&] { return stopping_ || period_ < period; });
+    wake_->wait_for(lock, period, [&] { return stopping_ || period_ < period; });
     if (stopping_) {
       break;
     }

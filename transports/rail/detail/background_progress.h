@@ -63,7 +63,10 @@ class BackgroundProgress {
   void run();
 
   std::mutex mutex_;
-  std::condition_variable wake_;
+  // Owned through a pointer, like the thread, so a fork's child can drop it
+  // unfinished: destroying a condition variable the parent's thread was
+  // waiting on blocks forever (glibc waits for that waiter to leave).
+  std::unique_ptr<std::condition_variable> wake_ = std::make_unique<std::condition_variable>();
   std::vector<BackgroundTask*> tasks_;
   std::chrono::milliseconds period_{1000};
   bool stopping_ = false;
