@@ -98,6 +98,11 @@ BackgroundProgress::~BackgroundProgress() {
   log::debug("background progress thread stopped");
 }
 
+std::chrono::milliseconds BackgroundProgress::period_for(std::chrono::milliseconds deadline) {
+  return std::clamp<std::chrono::milliseconds>(deadline / 8, std::chrono::milliseconds(10),
+                                               std::chrono::milliseconds(100));
+}
+
 void BackgroundProgress::add(BackgroundTask* task, std::chrono::milliseconds period) {
   {
     const std::scoped_lock lock(mutex_);

@@ -446,9 +446,7 @@ void Rail::fail_deferred(const PendingPost& post, Status status) {
       try {
         post_failure_(RailPeer{post.peer}, status);
       } catch (...) {
-        if (!escaped_) {
-          escaped_ = std::current_exception();
-        }
+        keep_escaped();
       }
     } else {
       log::error("rail {}: {}; nothing was told of the loss (no post-failure handler)", name_,
@@ -522,9 +520,13 @@ void Rail::finish(RailOp& op, const Completion& completion) noexcept {
   } catch (...) {
     // Keep delivering: the completions read with this one exist nowhere
     // else. progress() rethrows once the batch is done.
-    if (!escaped_) {
-      escaped_ = std::current_exception();
-    }
+    keep_escaped();
+  }
+}
+
+void Rail::keep_escaped() noexcept {
+  if (!escaped_) {
+    escaped_ = std::current_exception();
   }
 }
 

@@ -184,6 +184,8 @@ class Rail {
   std::size_t deliver(std::span<const struct fi_cq_tagged_entry> entries);
   std::size_t deliver_error();
   void finish(RailOp& op, const Completion& completion) noexcept;
+  // Called in a catch block: keeps the exception if it is the first.
+  void keep_escaped() noexcept;
   void rethrow_escaped();
 
   RailOptions options_;

@@ -202,9 +202,8 @@ void ChannelCore::enable_background_progress(std::shared_ptr<BackgroundProgress>
   background_ = std::move(progress);
   // Often enough that a probe is answered well within our keepalive, and
   // within any peer's (at least 1 s).
-  const auto period = std::clamp<std::chrono::milliseconds>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(options_.keepalive) / 8,
-      std::chrono::milliseconds(10), std::chrono::milliseconds(100));
+  const auto period = BackgroundProgress::period_for(
+      std::chrono::duration_cast<std::chrono::milliseconds>(options_.keepalive));
   background_->add(this, period);
 }
 

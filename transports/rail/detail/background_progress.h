@@ -49,6 +49,10 @@ class BackgroundProgress {
   BackgroundProgress(BackgroundProgress&&) = delete;
   BackgroundProgress& operator=(BackgroundProgress&&) = delete;
 
+  // How often to progress a task whose peers give up after `deadline`
+  // without a sign of it: an eighth of it, from 10 to 100 ms.
+  [[nodiscard]] static std::chrono::milliseconds period_for(std::chrono::milliseconds deadline);
+
   // `task` is progressed at least every `period` until removed. remove()
   // returns once no turn is using `task`.
   void add(BackgroundTask* task, std::chrono::milliseconds period);
