@@ -173,8 +173,7 @@ Endpoint::Endpoint(Options options)
   if (options_.background_progress) {
     // Often enough that a peer's posts never wait anywhere near its post
     // timeout for this process to take them in.
-    const auto period = std::clamp<std::chrono::milliseconds>(
-        options_.post_timeout / 8, std::chrono::milliseconds(10), std::chrono::milliseconds(100));
+    const auto period = BackgroundProgress::period_for(options_.post_timeout);
     background_ = std::make_unique<BackgroundTurn>(*this, period);
     log::info("multi-rail endpoint {:016x}: background progress every {} ms while idle", id_,
               period.count());

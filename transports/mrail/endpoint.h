@@ -211,6 +211,8 @@ class Endpoint {
   void lost_message(PeerId peer, const Status& status);
   // Fails posted kAnySource receives once no inserted peer is alive.
   void fail_orphaned_wildcards();
+  // Fails every posted receive that names `source` (kAnySource: wildcards).
+  void fail_posted_from(PeerId source, const Status& status);
   // The status for wildcard receives when every inserted peer has failed;
   // nullptr while one is alive or none was inserted.
   [[nodiscard]] const Status* every_peer_failed() const noexcept;

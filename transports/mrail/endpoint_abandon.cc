@@ -12,28 +12,6 @@
 #include "railyard/transports/mrail/endpoint.h"
 
 namespace railyard::mrail {
-namespace {
-
-const char* kind_name(RequestKind kind) noexcept {
-  switch (kind) {
-    case RequestKind::kSend:
-      return "send";
-    case RequestKind::kRecv:
-      return "receive";
-    case RequestKind::kPut:
-      return "put";
-    case RequestKind::kGet:
-      return "get";
-    case RequestKind::kFlush:
-      return "flush";
-    case RequestKind::kIdle:
-      break;
-  }
-  return "idle";
-}
-
-}  // namespace
-
 void Endpoint::abandon(Request& request) noexcept {
   const Lock lock(mutex_);
   if (request.done()) {
@@ -63,7 +41,7 @@ void Endpoint::abandon(Request& request) noexcept {
 }
 
 void Endpoint::detach(Request& request) noexcept {
-  const char* kind = kind_name(request.kind_);
+  const char* kind = to_string(request.kind_);
   log::warn(
       "multi-rail endpoint {:016x}: a {} request (peer {}, {} bytes) was destroyed in flight and "
       "did not complete within the post timeout ({} ms): detached",
@@ -77,36 +55,24 @@ void Endpoint::detach(Request& request) noexcept {
   if (request.kind_ == RequestKind::kSend || request.kind_ == RequestKind::kRecv) {
     // A message half sent or half received breaks the peer's stream: the
     // receiver waits for it, or the sender for its FIN.
-    if (Peer* peer = peer_of(request.peer_); peer != nullptr) {
-      fail_peer(*peer, Status(StatusCode::kUnreachable,
-                              fmt::format("a {} request was destroyed in flight and did not "
-                                          "complete within {} ms",
-                                          kind, options_.post_timeout.count())));
-    }
+    lost_message(request.peer_, Status(StatusCode::kUnreachable,
+                                       fmt::format("a {} request was destroyed in flight and did "
+                                                   "not complete within {} ms",
+                                                   kind, options_.post_timeout.count())));
     if (request.done()) {
       return;
     }
   }
-  // Send buffers the provider still holds, and queued fragments, forget it.
+  // Send buffers the provider still holds forget it. (Failing the peer
+  // removed its queued fragments and its wait for a FIN; RMA has neither.)
   for (auto& state : rails_) {
     for (auto& slot : state->send_slots) {
       if (slot->owner == &request) {
         slot->owner = nullptr;
       }
     }
-    for (Outgoing& out : state->queue) {
-      if (out.owner == &request) {
-        if (out.body.empty() && out.length != 0) {
-          out.body.assign(out.payload, out.payload + out.length);
-        }
-        out.owner = nullptr;
-      }
-    }
   }
   if (request.large_) {
-    if (request.kind_ == RequestKind::kSend) {
-      rendezvous_sends_.erase(request.large_->transfer_id);
-    }
     // Operations the provider has not completed keep their memory (the op,
     // and the registrations it reads or writes through) until it has.
     std::size_t outstanding = 0;

@@ -364,15 +364,13 @@ void Endpoint::release_credits() {
 }
 
 void Endpoint::count_unexpected(Peer& peer, const InboundMessage& message) {
-  const std::uint64_t bytes = message.type == MessageType::kEager ? message.total : 0;
-  peer.unexpected_bytes += bytes;
-  unexpected_bytes_ += bytes;
+  peer.unexpected_bytes += message.held_bytes();
+  unexpected_bytes_ += message.held_bytes();
 }
 
 void Endpoint::uncount_unexpected(Peer& peer, const InboundMessage& message) {
-  const std::uint64_t bytes = message.type == MessageType::kEager ? message.total : 0;
-  peer.unexpected_bytes -= bytes;
-  unexpected_bytes_ -= bytes;
+  peer.unexpected_bytes -= message.held_bytes();
+  unexpected_bytes_ -= message.held_bytes();
 }
 
 void Endpoint::on_turn(Peer& peer, InboundMessage& message) {
@@ -520,9 +518,7 @@ void Endpoint::on_piece(PieceOp& op, const Completion& completion) {
   }
   Request& request = *op.request();
   if (completion.status.code() == StatusCode::kUnreachable) {
-    if (Peer* peer = peer_of(request.peer_); peer != nullptr) {
-      fail_peer(*peer, completion.status);
-    }
+    lost_message(request.peer_, completion.status);
   }
   piece_done(request, completion.status);  // may destroy `op`
 }
@@ -600,13 +596,7 @@ void Endpoint::fail_peer(Peer& peer, const Status& status) {
     piece_done(*request, peer.failure);
   }
   // Receives naming this peer, and messages from it still being assembled.
-  for (MatchingEngine* matcher : {tagged_.get(), untagged_.get()}) {
-    while (Request* request = matcher->posted_from(peer.id)) {
-      (void)matcher->cancel(*request);
-      request->fail(peer.failure);
-      finish(*request);
-    }
-  }
+  fail_posted_from(peer.id, peer.failure);
   // Complete unexpected messages stay receivable; the rest cannot finish.
   std::vector<std::uint64_t> stalled;
   for (auto& [ordinal, message] : peer.current) {
@@ -648,10 +638,14 @@ void Endpoint::fail_orphaned_wildcards() {
   }
   // No inserted peer can send any more: a wildcard receive would wait
   // forever. (One matching a message already here was bound at once.)
+  fail_posted_from(kAnySource, last_failure_);
+}
+
+void Endpoint::fail_posted_from(PeerId source, const Status& status) {
   for (MatchingEngine* matcher : {tagged_.get(), untagged_.get()}) {
-    while (Request* request = matcher->posted_from(kAnySource)) {
+    while (Request* request = matcher->posted_from(source)) {
       (void)matcher->cancel(*request);
-      request->fail(last_failure_);
+      request->fail(status);
       finish(*request);
     }
   }

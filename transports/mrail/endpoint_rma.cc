@@ -101,7 +101,7 @@ Status Endpoint::get(Request& request, const MultiRegion& local, std::uint64_t l
 Status Endpoint::start_rma(Request& request, RequestKind kind, const MultiRegion& local,
                            std::uint64_t local_offset, const RemoteMultiRegion& remote,
                            std::uint64_t remote_offset, std::size_t size) {
-  const char* what = kind == RequestKind::kPut ? "put" : "get";
+  const char* what = to_string(kind);
   if (request.in_flight()) {
     return {StatusCode::kInvalidArgument,
             fmt::format("{}: the request is already in flight", what)};

@@ -4,6 +4,24 @@
 
 namespace railyard::mrail {
 
+const char* to_string(RequestKind kind) noexcept {
+  switch (kind) {
+    case RequestKind::kSend:
+      return "send";
+    case RequestKind::kRecv:
+      return "receive";
+    case RequestKind::kPut:
+      return "put";
+    case RequestKind::kGet:
+      return "get";
+    case RequestKind::kFlush:
+      return "flush";
+    case RequestKind::kIdle:
+      break;
+  }
+  return "idle";
+}
+
 Request::Request() = default;
 Request::~Request() {
   // done() first: the endpoint's background thread may be finishing the

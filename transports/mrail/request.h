@@ -19,6 +19,9 @@ struct Peer;
 
 enum class RequestKind : std::uint8_t { kIdle, kSend, kRecv, kPut, kGet, kFlush };
 
+// "send", "receive", "put", "get", "flush" or "idle", for messages.
+[[nodiscard]] const char* to_string(RequestKind kind) noexcept;
+
 // Owned by the caller, who keeps it in place until done(). A finished request
 // can be posted again.
 //

@@ -33,6 +33,11 @@ struct InboundMessage {
   RtsBody rts;
   ListHook match_hook;  // in an unexpected queue
 
+  // What it holds in memory while unexpected: an eager message its whole
+  // payload (assembled here), a rendezvous request none.
+  [[nodiscard]] std::uint64_t held_bytes() const noexcept {
+    return type == MessageType::kEager ? total : 0;
+  }
   [[nodiscard]] bool complete() const noexcept {
     return type == MessageType::kRts || arrived == total;
   }
