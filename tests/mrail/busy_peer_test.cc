@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "endpoint_pair.h"
+#include "forked_endpoint.h"
 #include "pattern.h"
 #include "railyard/transports/mrail/endpoint.h"
 #include "railyard_tools/forked_peer.h"
@@ -43,8 +44,7 @@ Options busy_options(bool background_progress) {
 ForkedPeer busy_child(bool background_progress, std::chrono::seconds busy) {
   return ForkedPeer([background_progress, busy](Pipe& pipe) {
     Endpoint endpoint(busy_options(background_progress));
-    pipe.send(endpoint.address());
-    const PeerId parent = endpoint.insert_peer(pipe.receive(30s));
+    const PeerId parent = testing::meet_parent(endpoint, pipe);
     std::vector<std::byte> buffer(kMessageSize);
     pipe.send_text("computing");
     std::this_thread::sleep_for(busy);  // never calls in
@@ -75,8 +75,7 @@ struct Outcome {
 // all to end.
 Outcome send_to_busy_child(ForkedPeer& child, bool background_progress) {
   Endpoint endpoint(busy_options(background_progress));
-  const PeerId peer = endpoint.insert_peer(child.pipe().receive(30s));
-  child.pipe().send(endpoint.address());
+  const PeerId peer = testing::meet_child(endpoint, child);
   EXPECT_EQ(child.pipe().receive_text(30s), "computing");
 
   std::vector<std::vector<std::byte>> payloads(kMessages, std::vector<std::byte>(kMessageSize));

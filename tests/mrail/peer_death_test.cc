@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "endpoint_pair.h"
+#include "forked_endpoint.h"
 #include "railyard/transports/mrail/endpoint.h"
 #include "railyard_tools/forked_peer.h"
 
@@ -24,8 +25,7 @@ using tools::Pipe;
 ForkedPeer connected_child(const Options& options, int messages) {
   return ForkedPeer([options, messages](Pipe& pipe) {
     Endpoint endpoint(options);
-    pipe.send(endpoint.address());
-    const PeerId parent = endpoint.insert_peer(pipe.receive(std::chrono::seconds(30)));
+    const PeerId parent = testing::meet_parent(endpoint, pipe);
     std::array<std::byte, 8> buffer{};
     for (int i = 0; i < messages; ++i) {
       Request recv;
@@ -46,8 +46,7 @@ ForkedPeer connected_child(const Options& options, int messages) {
 // The parent's side of connected_child: the exchange that opens the
 // connections (with round-robin, one per rail).
 PeerId connect_to(Endpoint& endpoint, ForkedPeer& child, int messages) {
-  const PeerId peer = endpoint.insert_peer(child.pipe().receive(std::chrono::seconds(30)));
-  child.pipe().send(endpoint.address());
+  const PeerId peer = testing::meet_child(endpoint, child);
   std::array<std::byte, 8> buffer{};
   for (int i = 0; i < messages; ++i) {
     Request send;

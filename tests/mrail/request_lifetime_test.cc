@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "endpoint_pair.h"
+#include "forked_endpoint.h"
 #include "pattern.h"
 #include "railyard/transports/mrail/endpoint.h"
 #include "railyard_tools/forked_peer.h"
@@ -37,8 +38,7 @@ constexpr std::uint64_t kLargeSize = 8 << 20;    // rendezvous
 // would refuse posts to it with FI_EAGAIN until the post timeout).
 struct ChildEndpoint {
   ChildEndpoint(const Options& options, Pipe& pipe) : endpoint(options) {
-    pipe.send(endpoint.address());
-    parent = endpoint.insert_peer(pipe.receive(30s));
+    parent = testing::meet_parent(endpoint, pipe);
     std::vector<std::byte> first(kEagerSize);
     Request recv;
     if (!endpoint.recv(recv, parent, first.data(), first.size(), 0).ok() ||
@@ -53,8 +53,7 @@ struct ChildEndpoint {
 // The parent's end: inserts the child, sends it our address and the first
 // message.
 PeerId connect(Endpoint& endpoint, ForkedPeer& child) {
-  const PeerId peer = endpoint.insert_peer(child.pipe().receive(30s));
-  child.pipe().send(endpoint.address());
+  const PeerId peer = testing::meet_child(endpoint, child);
   std::vector<std::byte> first(kEagerSize);
   Request send;
   EXPECT_TRUE(endpoint.send(send, peer, first.data(), first.size(), 0).ok());
