@@ -120,6 +120,64 @@ std::uint64_t parse_uint(std::string_view input, std::string_view text, std::uin
   return *value;
 }
 
+std::chrono::milliseconds parse_duration(std::string_view input, std::string_view text,
+                                         std::chrono::milliseconds bare_unit,
+                                         std::chrono::milliseconds min,
+                                         std::chrono::milliseconds max) {
+  const auto invalid = [&] {
+    return ConfigError(
+        std::string(input), std::string(text),
+        fmt::format("expected a duration from {} to {}: digits with an optional "
+                    "unit ms, s, m or h (a bare number is {})",
+                    describe_duration(min), describe_duration(max),
+                    bare_unit == std::chrono::seconds(1) ? "seconds" : "milliseconds"));
+  };
+  std::size_t digits_end = 0;
+  while (digits_end < text.size() && text[digits_end] >= '0' && text[digits_end] <= '9') {
+    ++digits_end;
+  }
+  const auto count = parse_digits(text.substr(0, digits_end));
+  if (!count) {
+    throw invalid();
+  }
+  const std::string_view unit = text.substr(digits_end);
+  auto unit_ms = static_cast<std::uint64_t>(bare_unit.count());
+  if (iequals(unit, "ms")) {
+    unit_ms = 1;
+  } else if (iequals(unit, "s")) {
+    unit_ms = 1000;
+  } else if (iequals(unit, "m")) {
+    unit_ms = 60'000;
+  } else if (iequals(unit, "h")) {
+    unit_ms = 3'600'000;
+  } else if (!unit.empty()) {
+    throw invalid();
+  }
+  const auto limit = static_cast<std::uint64_t>(max.count());
+  if (*count > limit / unit_ms) {
+    throw invalid();
+  }
+  const std::chrono::milliseconds value(static_cast<std::int64_t>(*count * unit_ms));
+  if (value < min || value > max) {
+    throw invalid();
+  }
+  return value;
+}
+
+std::string describe_duration(std::chrono::milliseconds duration) {
+  const auto ms = duration.count();
+  if (ms % 3'600'000 == 0 && ms != 0) {
+    return fmt::format("{} h", ms / 3'600'000);
+  }
+  if (ms % 60'000 == 0 && ms != 0) {
+    return fmt::format("{} min", ms / 60'000);
+  }
+  if (ms >= 1000) {
+    return fmt::format("{:g} s", static_cast<double>(ms) / 1000.0);
+  }
+  return fmt::format("{} ms", ms);
+}
+
 std::string join_list(const std::vector<std::string>& items, std::string_view conjunction) {
   std::string out;
   for (std::size_t i = 0; i < items.size(); ++i) {

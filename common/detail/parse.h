@@ -3,6 +3,7 @@
 // ConfigError naming the input, the value and the expected form.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -28,6 +29,18 @@ namespace railyard {
 // A plain unsigned decimal integer in [min, max]; throws ConfigError naming `input`.
 [[nodiscard]] std::uint64_t parse_uint(std::string_view input, std::string_view text,
                                        std::uint64_t min, std::uint64_t max);
+
+// A duration: decimal digits with an optional unit ms, s, m or h
+// (case-insensitive); a bare number is `bare_unit`. Between min and max
+// inclusive; throws ConfigError naming `input` otherwise.
+[[nodiscard]] std::chrono::milliseconds parse_duration(std::string_view input,
+                                                       std::string_view text,
+                                                       std::chrono::milliseconds bare_unit,
+                                                       std::chrono::milliseconds min,
+                                                       std::chrono::milliseconds max);
+
+// "1.5 s", "250 ms", "2 min" for messages.
+[[nodiscard]] std::string describe_duration(std::chrono::milliseconds duration);
 
 // Case-insensitive ASCII comparison.
 [[nodiscard]] bool iequals(std::string_view a, std::string_view b) noexcept;

@@ -32,6 +32,31 @@ TEST(ParseSize, AcceptsBinarySuffixes) {
   EXPECT_EQ(try_parse_size("18446744073709551615"), std::numeric_limits<std::uint64_t>::max());
 }
 
+TEST(ParseDuration, AcceptsUnitsAndTakesABareNumberInTheGivenUnit) {
+  using std::chrono::milliseconds;
+  const milliseconds min(1);
+  const milliseconds max(std::chrono::hours(24));
+  EXPECT_EQ(parse_duration("T", "60", std::chrono::seconds(1), min, max), milliseconds(60'000));
+  EXPECT_EQ(parse_duration("T", "60", milliseconds(1), min, max), milliseconds(60));
+  EXPECT_EQ(parse_duration("T", "250ms", std::chrono::seconds(1), min, max), milliseconds(250));
+  EXPECT_EQ(parse_duration("T", "2M", std::chrono::seconds(1), min, max), milliseconds(120'000));
+  EXPECT_EQ(parse_duration("T", "1h", std::chrono::seconds(1), min, max), milliseconds(3'600'000));
+}
+
+TEST(ParseDuration, RejectsOtherFormsAndOutOfRangeValuesNamingTheInput) {
+  using std::chrono::milliseconds;
+  for (const char* text : {"", "s", "1.5s", "10 s", "-1", "5d", "25h", "0", "99999999999999999h"}) {
+    try {
+      (void)parse_duration("RAILYARD_X", text, std::chrono::seconds(1), milliseconds(1),
+                           std::chrono::hours(24));
+      ADD_FAILURE() << "accepted '" << text << "'";
+    } catch (const ConfigError& error) {
+      EXPECT_EQ(error.input(), "RAILYARD_X");
+      EXPECT_NE(error.expected().find("1 ms to 24 h"), std::string::npos) << error.what();
+    }
+  }
+}
+
 TEST(ParseSize, RejectsEverythingElse) {
   for (const char* bad : {"", "k", "-1", "0x10", "1.5k", "16kk", "16 k", " 16", "16x",
                           "18446744073709551616", "17179869184g", "1kb2"}) {

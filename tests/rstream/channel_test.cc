@@ -209,6 +209,35 @@ TEST(Channel, RingsDoNotGrowPastTheirMaximum) {
   EXPECT_GT(pair.client.counters().credit_waits, 0U);
 }
 
+// What a server refusing a client does: a few small (injected) writes, then
+// close at once. The bytes must reach the peer before its end of stream.
+TEST(Channel, SmallWritesJustBeforeCloseArriveBeforeTheEndOfStream) {
+  for (int round = 0; round < 40; ++round) {
+    ChannelPair pair;
+    const std::string header = "8 bytes!";
+    const std::string body = "a refusal's reason, short enough to be injected";
+    ASSERT_TRUE(pair.server.send(bytes_of(header)).ok());
+    ASSERT_TRUE(pair.server.send(bytes_of(body)).ok());
+    ASSERT_TRUE(pair.server.close().ok());
+    // Read as a polling loop does: wait for readiness, then non-blocking.
+    std::string got(header.size() + body.size(), '\0');
+    std::size_t filled = 0;
+    std::array<Channel*, 1> channels{&pair.client};
+    while (filled < got.size()) {
+      ASSERT_TRUE(wait_any(channels, Interest::kRead, std::chrono::seconds(5)));
+      const IoResult step = pair.client.receive(
+          std::as_writable_bytes(std::span(got)).subspan(filled), Blocking::kNonBlocking);
+      if (step.would_block()) {
+        continue;
+      }
+      ASSERT_TRUE(step.ok()) << "round " << round << " after " << filled << " bytes: "
+                             << (step.end_of_stream() ? "end of stream" : step.status.to_string());
+      filled += step.bytes;
+    }
+    EXPECT_EQ(got, header + body) << "round " << round;
+  }
+}
+
 TEST(Channel, PeekDoesNotConsume) {
   ChannelPair pair;
   ASSERT_TRUE(pair.client.send(bytes_of("hello world")).ok());

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <future>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "channel_pair.h"
@@ -183,6 +185,74 @@ TEST(Framing, ABadHeaderIsNotTakenForAFrame) {
   const IoResult got = receive_frame(pair.server, frame);
   EXPECT_EQ(got.state, IoState::kError);
   EXPECT_NE(got.status.message().find("reserved field"), std::string::npos)
+      << got.status.to_string();
+}
+
+// Reads with a FrameReader until a frame, an end or an error, waiting for
+// readiness between would-block answers (at most 5 s in all).
+IoResult read_with(FrameReader& reader, Channel& channel, Frame& frame, int& would_blocks) {
+  std::array<Channel*, 1> channels{&channel};
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (std::chrono::steady_clock::now() < deadline) {
+    IoResult got = reader.read(channel, frame);
+    if (!got.would_block()) {
+      return got;
+    }
+    ++would_blocks;
+    (void)wait_any(channels, Interest::kRead, std::chrono::milliseconds(100));
+  }
+  return IoResult::blocked();
+}
+
+TEST(FrameReader, AssemblesFramesSentOneByteAtATimeWithoutBlocking) {
+  ChannelPair pair;
+  std::vector<std::byte> stream;
+  for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{300}}) {
+    std::vector<std::byte> payload(size);
+    fill_pattern(payload, size);
+    ChannelPair scratch;
+    ASSERT_TRUE(send_frame(scratch.client, static_cast<std::uint16_t>(size + 1), payload).ok());
+    std::vector<std::byte> encoded(kFrameHeaderSize + size);
+    ASSERT_TRUE(scratch.server.receive_all(encoded).ok());
+    stream.insert(stream.end(), encoded.begin(), encoded.end());
+  }
+  FrameReader reader;
+  auto sender = std::async(std::launch::async, [&] {
+    for (const std::byte byte : stream) {
+      if (!pair.client.send(std::span(&byte, 1)).ok()) {
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    return pair.client.shutdown(ShutdownHow::kWrite).ok();
+  });
+  int would_blocks = 0;
+  for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{300}}) {
+    Frame frame;
+    const IoResult got = read_with(reader, pair.server, frame, would_blocks);
+    ASSERT_TRUE(got.ok()) << "frame of " << size << ": " << got.status.to_string();
+    EXPECT_EQ(frame.type, size + 1);
+    ASSERT_EQ(frame.payload.size(), size);
+    EXPECT_FALSE(first_mismatch(frame.payload, size));
+  }
+  Frame end;
+  EXPECT_TRUE(read_with(reader, pair.server, end, would_blocks).end_of_stream());
+  EXPECT_TRUE(sender.get());
+  EXPECT_GT(would_blocks, 0) << "partial frames answered would-block rather than waiting";
+}
+
+TEST(FrameReader, AStreamEndingInsideAFrameIsAnError) {
+  ChannelPair pair;
+  std::vector<std::byte> bytes(kFrameHeaderSize + 4, std::byte{0});
+  bytes[0] = std::byte{100};
+  ASSERT_TRUE(pair.client.send(bytes).ok());
+  ASSERT_TRUE(pair.client.shutdown(ShutdownHow::kWrite).ok());
+  FrameReader reader;
+  Frame frame;
+  int would_blocks = 0;
+  const IoResult got = read_with(reader, pair.server, frame, would_blocks);
+  EXPECT_EQ(got.state, IoState::kError);
+  EXPECT_NE(got.status.message().find("4 of the 100 payload bytes"), std::string::npos)
       << got.status.to_string();
 }
 
