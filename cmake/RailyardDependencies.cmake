@@ -30,6 +30,7 @@ endmacro()
 
 railyard_require_pkg(libfabric libfabric libfabric-dev)
 railyard_require_pkg(hwloc hwloc libhwloc-dev)
+railyard_require_pkg(pmix pmix libpmix-dev)
 railyard_require_package(fmt libfmt-dev)
 railyard_require_package(spdlog libspdlog-dev)
 

@@ -8,6 +8,8 @@ packages=(
   build-essential cmake pkg-config git
   # fabric and topology
   libfabric-dev libfabric-bin libhwloc-dev hwloc-nox libibverbs-dev librdmacm-dev
+  # PMIx: how ranks under mpirun or srun find each other
+  libpmix-dev
   # MPI (the PMPI shim and the Open MPI baseline benchmarks)
   openmpi-bin libopenmpi-dev
   # libraries
