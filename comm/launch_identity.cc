@@ -2,6 +2,7 @@
 
 #include <array>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -78,6 +79,12 @@ void require_pair(const Setting& index, const Setting& count, const char* what) 
   }
 }
 
+Reading checked(Reading reading) {
+  require_pair(reading.rank, reading.size, "rank and size");
+  require_pair(reading.local_rank, reading.local_size, "local rank and local size");
+  return reading;
+}
+
 Reading read_launcher(const char* launcher, const char* rank, const char* size,
                       const char* local_rank, const char* local_size) {
   Reading out;
@@ -86,9 +93,7 @@ Reading read_launcher(const char* launcher, const char* rank, const char* size,
   out.size = read(size, 1);
   out.local_rank = read(local_rank, 0);
   out.local_size = read(local_size, 1);
-  require_pair(out.rank, out.size, "rank and size");
-  require_pair(out.local_rank, out.local_size, "local rank and local size");
-  return out;
+  return checked(std::move(out));
 }
 
 Reading read_slurm() {
@@ -108,9 +113,7 @@ Reading read_slurm() {
       out.local_size.value = slurm_tasks_on_node(*tasks, node.value.value_or(0));
     }
   }
-  require_pair(out.rank, out.size, "rank and size");
-  require_pair(out.local_rank, out.local_size, "local rank and local size");
-  return out;
+  return checked(std::move(out));
 }
 
 Reading read_pmix() {
