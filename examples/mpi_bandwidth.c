@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   if (ranks != 2 || argc < 3) {
     if (rank == 0) {
-      fprintf(stderr, "usage: mpirun -np 2 %s <window> <size>...\n", argv[0]);
+      fprintf(stderr, "usage: mpirun -np 2 --bind-to none %s <window> <size>...\n", argv[0]);
     }
     MPI_Abort(MPI_COMM_WORLD, 2);
   }

@@ -15,6 +15,11 @@ void Store::wait(std::span<const std::string> keys, std::chrono::milliseconds ti
   }
 }
 
+JobFailure JobFailure::abort_by(int rank, int code, const std::string& reason) {
+  return {Kind::kAborted, rank, code,
+          fmt::format("rank {} aborted the job with code {}: {}", rank, code, reason), reason};
+}
+
 void Bootstrap::barrier(std::chrono::milliseconds timeout) { (void)allgather({}, timeout); }
 
 void throw_failure(const JobFailure& failure) {

@@ -52,6 +52,9 @@ struct JobFailure {
   int code = 0;  // abort's code
   std::string message;
   std::string reason;  // abort's reason, as the aborting rank gave it
+
+  // `rank` called abort(code, reason).
+  [[nodiscard]] static JobFailure abort_by(int rank, int code, const std::string& reason);
 };
 
 class Bootstrap {

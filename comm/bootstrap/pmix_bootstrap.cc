@@ -12,6 +12,7 @@
 
 #include "railyard/comm/errors.h"
 #include "railyard/common/detail/log.h"
+#include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
 
 namespace railyard::comm {
@@ -84,15 +85,40 @@ pmix_proc_t proc_of(const pmix_proc_t& me, pmix_rank_t rank) {
   return proc;
 }
 
-Blob bytes_of(const pmix_value_t& value, const char* key) {
+// The bytes of a value `call` returned for `key`.
+Blob bytes_of(const pmix_value_t& value, const char* call, const std::string& key) {
   if (value.type != PMIX_BYTE_OBJECT) {
-    throw Error("PMIx_Get", PMIX_ERR_TYPE_MISMATCH,
+    throw Error(call, PMIX_ERR_TYPE_MISMATCH,
                 fmt::format("key {} holds a {}, expected a byte object", key,
                             PMIx_Data_type_string(value.type)));
   }
   const auto* data = reinterpret_cast<const std::byte*>(value.data.bo.bytes);
   return {data, data + value.data.bo.size};
 }
+
+// A byte object naming `bytes`, for PMIx to copy in (it never writes
+// through the pointer).
+pmix_byte_object_t byte_object(std::span<const std::byte> bytes) {
+  pmix_byte_object_t object{};
+  object.bytes = const_cast<char*>(reinterpret_cast<const char*>(bytes.data()));
+  object.size = bytes.size();
+  return object;
+}
+
+// One key to look up; its value is released with it.
+struct Lookup {
+  pmix_pdata_t data{};
+
+  explicit Lookup(const std::string& key) {
+    std::memset(&data, 0, sizeof(data));
+    std::memcpy(data.key, key.c_str(), key.size() + 1);
+  }
+  ~Lookup() { PMIx_Value_destruct(&data.value); }
+  Lookup(const Lookup&) = delete;
+  Lookup& operator=(const Lookup&) = delete;
+  Lookup(Lookup&&) = delete;
+  Lookup& operator=(Lookup&&) = delete;
+};
 
 }  // namespace
 
@@ -143,10 +169,7 @@ struct PmixBootstrap::Session {
   void put(const std::string& key, std::span<const std::byte> bytes) const {
     pmix_value_t value;
     std::memset(&value, 0, sizeof(value));
-    pmix_byte_object_t object{};
-    // PMIx copies the bytes in; it never writes through the pointer.
-    object.bytes = const_cast<char*>(reinterpret_cast<const char*>(bytes.data()));
-    object.size = bytes.size();
+    pmix_byte_object_t object = byte_object(bytes);
     pmix_status_t rc = PMIx_Value_load(&value, &object, PMIX_BYTE_OBJECT);
     if (rc == PMIX_SUCCESS) {
       rc = PMIx_Put(PMIX_GLOBAL, key.c_str(), &value);
@@ -188,22 +211,20 @@ struct PmixBootstrap::Session {
     all.reserve(static_cast<std::size_t>(size));
     for (int rank = 0; rank < size; ++rank) {
       const OwnedValue value = get(static_cast<pmix_rank_t>(rank), key.c_str(), timeout);
-      all.push_back(bytes_of(*value, key.c_str()));
+      all.push_back(bytes_of(*value, "PMIx_Get", key));
     }
     return all;
   }
 };
 
-// Publish and lookup: a job-wide key space whose lookups can wait.
+// Publish and lookup: a key space the whole job sees.
 class PmixBootstrap::PmixStore final : public Store {
  public:
   explicit PmixStore(Session& session) : session_(session) {}
 
   void set(const std::string& key, std::span<const std::byte> value) override {
     const std::string full = full_key(key);
-    pmix_byte_object_t object{};
-    object.bytes = const_cast<char*>(reinterpret_cast<const char*>(value.data()));
-    object.size = value.size();
+    const pmix_byte_object_t object = byte_object(value);
     InfoArray info;
     info.add(full.c_str(), &object, PMIX_BYTE_OBJECT);
     const pmix_status_t rc = PMIx_Publish(info.data(), info.size());
@@ -220,33 +241,19 @@ class PmixBootstrap::PmixStore final : public Store {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     auto pause = std::chrono::milliseconds(5);
     while (true) {
-      pmix_pdata_t data;
-      std::memset(&data, 0, sizeof(data));
-      std::memcpy(data.key, full.c_str(), full.size() + 1);
-      const pmix_status_t rc = PMIx_Lookup(&data, 1, nullptr, 0);
+      Lookup lookup(full);
+      const pmix_status_t rc = PMIx_Lookup(&lookup.data, 1, nullptr, 0);
       if (rc == PMIX_SUCCESS) {
-        Blob out;
-        const bool bytes = data.value.type == PMIX_BYTE_OBJECT;
-        if (bytes) {
-          const auto* begin = reinterpret_cast<const std::byte*>(data.value.data.bo.bytes);
-          out.assign(begin, begin + data.value.data.bo.size);
-        }
-        PMIx_Value_destruct(&data.value);
-        if (!bytes) {
-          throw Error("PMIx_Lookup", PMIX_ERR_TYPE_MISMATCH,
-                      fmt::format("store key '{}' holds no byte object", key));
-        }
-        return out;
+        return bytes_of(lookup.data.value, "PMIx_Lookup", full);
       }
-      PMIx_Value_destruct(&data.value);
       if (rc != PMIX_ERR_NOT_FOUND) {
         throw_pmix("PMIx_Lookup", rc, fmt::format("store key '{}'", key), timeout);
       }
       const auto now = std::chrono::steady_clock::now();
       if (now >= deadline) {
         throw TimeoutError(
-            fmt::format("rank {}: no rank set the bootstrap store key '{}' within {} ms",
-                        session_.me.rank, key, timeout.count()));
+            fmt::format("rank {}: no rank set the bootstrap store key '{}' within {}",
+                        session_.me.rank, key, describe_duration(timeout)));
       }
       std::this_thread::sleep_for(
           std::min<std::chrono::steady_clock::duration>(pause, deadline - now));
@@ -329,7 +336,7 @@ Blob PmixBootstrap::broadcast(int root, std::span<const std::byte> data,
   }
   session_->fence(true, timeout, "broadcast");
   const OwnedValue value = session_->get(static_cast<pmix_rank_t>(root), key.c_str(), timeout);
-  return bytes_of(*value, key.c_str());
+  return bytes_of(*value, "PMIx_Get", key);
 }
 
 void PmixBootstrap::barrier(std::chrono::milliseconds timeout) {
@@ -337,8 +344,12 @@ void PmixBootstrap::barrier(std::chrono::milliseconds timeout) {
 }
 
 void PmixBootstrap::abort(int code, const std::string& reason) noexcept {
-  const std::string message =
-      fmt::format("rank {} aborted the job with code {}: {}", rank(), code, reason);
+  std::string message;
+  try {
+    message = JobFailure::abort_by(rank(), code, reason).message;
+  } catch (const std::exception&) {
+    message = "railyard: a rank aborted the job";
+  }
   log::error("bootstrap: {}", message);
   const pmix_status_t rc = PMIx_Abort(code, message.c_str(), nullptr, 0);
   log::error("bootstrap: PMIx_Abort returned: {}", PMIx_Error_string(rc));

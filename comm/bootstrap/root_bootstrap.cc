@@ -226,13 +226,13 @@ std::vector<Blob> RootBootstrap::collective(std::uint32_t root, std::span<const 
     std::string missing;
     if (state.is_root()) {
       if (const auto round = state.rounds.find(seq); round != state.rounds.end()) {
-        std::vector<std::string> ranks;
+        std::vector<int> ranks;
         for (std::size_t rank = 0; rank < round->second.blobs.size(); ++rank) {
           if (!round->second.blobs[rank]) {
-            ranks.push_back(std::to_string(rank));
+            ranks.push_back(static_cast<int>(rank));
           }
         }
-        missing = fmt::format(": ranks {} did not take part", join_list(ranks, "and"));
+        missing = fmt::format(": {} did not take part", detail::rank_list(ranks));
       }
     }
     throw TimeoutError(fmt::format("rank {}: bootstrap {} #{} did not complete within {}{}",
@@ -248,9 +248,7 @@ void RootBootstrap::abort(int code, const std::string& reason) noexcept {
   std::vector<Outgoing> out;
   try {
     const std::scoped_lock lock(state.mutex);
-    const JobFailure failure{
-        JobFailure::Kind::kAborted, state.rank, code,
-        fmt::format("rank {} aborted the job with code {}: {}", state.rank, code, reason), reason};
+    const JobFailure failure = JobFailure::abort_by(state.rank, code, reason);
     if (!state.is_root() && !state.failure) {
       out.push_back({&state.root_link(), RootMessage::kAbort,
                      encode(detail::Abort{static_cast<std::uint32_t>(state.rank), code, reason})});

@@ -29,6 +29,8 @@ milliseconds left_until(Clock::time_point deadline) {
   return std::max(milliseconds(0), std::chrono::ceil<milliseconds>(deadline - Clock::now()));
 }
 
+}  // namespace
+
 std::string rank_list(const std::vector<int>& ranks) {
   std::vector<std::string> names;
   names.reserve(ranks.size());
@@ -37,8 +39,6 @@ std::string rank_list(const std::vector<int>& ranks) {
   }
   return fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks", join_list(names, "and"));
 }
-
-}  // namespace
 
 void refuse(ControlLink& link, Refusal reason, const std::string& message) {
   log::warn("bootstrap: refused a connection from {}: {}", link.channel.peer(), message);

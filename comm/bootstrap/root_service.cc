@@ -223,11 +223,7 @@ void RootState::handle(ControlLink& link, const rstream::Frame& frame, std::vect
       if (!decode(frame.payload, message, error)) {
         return malformed();
       }
-      fail({JobFailure::Kind::kAborted, static_cast<int>(message.rank), message.code,
-            fmt::format("rank {} aborted the job with code {}: {}", message.rank, message.code,
-                        message.reason),
-            message.reason},
-           out);
+      fail(JobFailure::abort_by(static_cast<int>(message.rank), message.code, message.reason), out);
       return;
     }
     case RootMessage::kFailed: {
@@ -284,20 +280,17 @@ void RootState::fail(const JobFailure& what, std::vector<Outgoing>& out) {
   }
   // A misusing rank needs telling too; an aborting or lost one does not.
   const bool tell_culprit = what.kind == JobFailure::Kind::kMisuse;
+  const bool aborted = what.kind == JobFailure::Kind::kAborted;
+  const Blob encoded =
+      aborted
+          ? encode(Abort{static_cast<std::uint32_t>(what.rank), what.code, what.reason})
+          : encode(Failed{static_cast<std::uint32_t>(what.rank),
+                          tell_culprit ? FailureKind::kMisuse : FailureKind::kLost, what.message});
   for (auto& link : links) {
     if (!link || !link->open || (link->rank == what.rank && !tell_culprit)) {
       continue;
     }
-    if (what.kind == JobFailure::Kind::kAborted) {
-      out.push_back(frame_to(*link, RootMessage::kAbort,
-                             Abort{static_cast<std::uint32_t>(what.rank), what.code, what.reason}));
-    } else {
-      out.push_back(frame_to(
-          *link, RootMessage::kFailed,
-          Failed{static_cast<std::uint32_t>(what.rank),
-                 what.kind == JobFailure::Kind::kMisuse ? FailureKind::kMisuse : FailureKind::kLost,
-                 what.message}));
-    }
+    out.push_back({link.get(), aborted ? RootMessage::kAbort : RootMessage::kFailed, encoded});
   }
 }
 
@@ -354,15 +347,15 @@ void RootState::contribute(int from, Gather gather, std::vector<Outgoing>& out) 
   } else {
     result.push_back(std::move(*round.blobs[round.root]));
   }
-  const std::uint64_t seq = gather.seq;
   rounds.erase(it);
-  const Blob encoded = encode(Gathered{seq, result});
+  Gathered gathered{gather.seq, std::move(result)};
+  const Blob encoded = encode(gathered);
   for (auto& link : links) {
     if (link && link->open) {
       out.push_back({link.get(), RootMessage::kGathered, encoded});
     }
   }
-  results[seq] = std::move(result);
+  results[gathered.seq] = std::move(gathered.blobs);
   changed.notify_all();
 }
 

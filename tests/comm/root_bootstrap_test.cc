@@ -393,7 +393,7 @@ TEST(RootBootstrap, ACollectiveARankSkipsTimesOutNamingThatRankAtTheRoot) {
       ADD_FAILURE() << "barrier completed without rank 2";
     } catch (const TimeoutError& error) {
       if (rank == 0) {
-        EXPECT_NE(std::string(error.what()).find("ranks 2 did not take part"), std::string::npos)
+        EXPECT_NE(std::string(error.what()).find("rank 2 did not take part"), std::string::npos)
             << error.what();
       }
     }

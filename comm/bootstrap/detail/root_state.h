@@ -117,6 +117,8 @@ struct RootState {
 // link closing, which the service thread handles.
 void send_all(std::vector<Outgoing>& out) noexcept;
 void send_one(ControlLink& link, RootMessage type, std::span<const std::byte> payload) noexcept;
+// "rank 2" or "ranks 2 and 5", for messages.
+[[nodiscard]] std::string rank_list(const std::vector<int>& ranks);
 // Tells a connection why it is not admitted, and closes it.
 void refuse(ControlLink& link, Refusal reason, const std::string& message);
 
