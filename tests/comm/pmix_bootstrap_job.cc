@@ -1,5 +1,6 @@
 // One rank of a job started by Open MPI's mpirun, bootstrapping through
-// PMIx (run by ctest as `mpirun -np 3 ... comm_pmix_bootstrap_job`). Every
+// PMIx as the automatic choice finds it (run by ctest as
+// `mpirun -np 3 ... comm_pmix_bootstrap_job`). Every
 // check failure is printed and makes the exit status non-zero; mpirun
 // returns the first non-zero status.
 #include <cstdio>
@@ -8,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "railyard/comm/bootstrap/make_bootstrap.h"
 #include "railyard/comm/bootstrap/pmix_bootstrap.h"
 #include "railyard/comm/errors.h"
 
@@ -41,9 +43,12 @@ int main() {
     railyard::comm::BootstrapOptions options;
     options.timeout = 30s;
     const std::string mine = fmt::format("descriptor of pid {}", ::getpid());
-    auto bootstrap = railyard::comm::PmixBootstrap::connect(text_blob(mine), options);
-    if (!bootstrap) {
-      fmt::print(stderr, "FAILED: no PMIx server under mpirun\n");
+    const auto chosen = railyard::comm::make_bootstrap(
+        text_blob(mine), options, railyard::comm::launch_identity_from_environment());
+    auto* bootstrap = dynamic_cast<railyard::comm::PmixBootstrap*>(chosen.get());
+    if (bootstrap == nullptr) {
+      fmt::print(stderr, "FAILED: the automatic choice under mpirun was {}, not pmix\n",
+                 chosen->method());
       return 1;
     }
     const int rank = bootstrap->rank();

@@ -1,0 +1,282 @@
+// railyard-run as users run it: output prefixes, exit statuses, stopping
+// the job when a rank fails, at its timeout and on Ctrl-C, with no process
+// left behind, and refused command lines.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <csignal>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+struct Outcome {
+  int status = -1;  // exit status, 128 + signal, or -1 when it ran past the test's bound
+  std::string out;
+  std::string err;
+};
+
+// Runs railyard-run with `args`; `after_start` runs once it is started
+// (given its pid). Kills it at `bound`.
+Outcome launch(const std::vector<std::string>& args,
+               const std::function<void(pid_t)>& after_start = {},
+               std::chrono::seconds bound = 60s) {
+  std::array<int, 2> out{};
+  std::array<int, 2> err{};
+  EXPECT_EQ(::pipe2(out.data(), O_CLOEXEC), 0);
+  EXPECT_EQ(::pipe2(err.data(), O_CLOEXEC), 0);
+  std::vector<std::string> all{RAILYARD_RUN_PATH};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  argv.reserve(all.size() + 1);
+  for (auto& arg : all) {
+    argv.push_back(arg.data());
+  }
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(out[1], STDOUT_FILENO);
+    ::dup2(err[1], STDERR_FILENO);
+    ::execv(argv[0], argv.data());
+    ::_exit(126);
+  }
+  ::close(out[1]);
+  ::close(err[1]);
+  if (after_start) {
+    after_start(pid);
+  }
+  Outcome outcome;
+  const auto deadline = Clock::now() + bound;
+  std::array<pollfd, 2> fds{pollfd{out[0], POLLIN, 0}, pollfd{err[0], POLLIN, 0}};
+  std::array<std::string*, 2> sinks{&outcome.out, &outcome.err};
+  int open = 2;
+  while (open > 0 && Clock::now() < deadline) {
+    if (::poll(fds.data(), fds.size(), 100) <= 0) {
+      continue;
+    }
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].fd >= 0 && fds[i].revents != 0) {
+        std::array<char, 4096> buffer{};
+        const ssize_t got = ::read(fds[i].fd, buffer.data(), buffer.size());
+        if (got <= 0) {
+          ::close(fds[i].fd);
+          fds[i].fd = -1;
+          --open;
+        } else {
+          sinks[i]->append(buffer.data(), static_cast<std::size_t>(got));
+        }
+      }
+    }
+  }
+  int raw = 0;
+  if (open > 0) {
+    ::kill(pid, SIGKILL);
+  }
+  ::waitpid(pid, &raw, 0);
+  for (const auto& fd : fds) {
+    if (fd.fd >= 0) {
+      ::close(fd.fd);
+    }
+  }
+  if (open == 0) {
+    outcome.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  }
+  return outcome;
+}
+
+// A scratch directory the ranks write their process ids into.
+class PidDirectory {
+ public:
+  PidDirectory()
+      : path_(
+            std::filesystem::temp_directory_path() /
+            ("railyard-run-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++))) {
+    std::filesystem::create_directories(path_);
+  }
+  ~PidDirectory() { std::filesystem::remove_all(path_); }
+  PidDirectory(const PidDirectory&) = delete;
+  PidDirectory& operator=(const PidDirectory&) = delete;
+  PidDirectory(PidDirectory&&) = delete;
+  PidDirectory& operator=(PidDirectory&&) = delete;
+
+  [[nodiscard]] std::string path() const { return path_.string(); }
+
+  // Every process id written there (one file each).
+  [[nodiscard]] std::vector<pid_t> pids() const {
+    std::vector<pid_t> out;
+    for (const auto& entry : std::filesystem::directory_iterator(path_)) {
+      std::ifstream file(entry.path());
+      pid_t pid = 0;
+      if (file >> pid) {
+        out.push_back(pid);
+      }
+    }
+    return out;
+  }
+
+  // Waits until `count` processes wrote their ids.
+  [[nodiscard]] bool wait_for(std::size_t count) const {
+    const auto deadline = Clock::now() + 20s;
+    while (pids().size() < count && Clock::now() < deadline) {
+      std::this_thread::sleep_for(20ms);
+    }
+    return pids().size() >= count;
+  }
+
+ private:
+  static inline int counter = 0;  // NOLINT(*-avoid-non-const-global-variables)
+  std::filesystem::path path_;
+};
+
+// Gone, or a zombie nobody reaped yet (it runs nothing).
+bool is_gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) {
+    return true;
+  }
+  const auto close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+}
+
+// Each rank starts a background child, records both ids, then sleeps.
+std::vector<std::string> long_ranks(const PidDirectory& pids, unsigned ranks) {
+  const std::string script = "sleep 60 & echo $! > " + pids.path() +
+                             "/child.$RAILYARD_RANK; echo $$ > " + pids.path() +
+                             "/rank.$RAILYARD_RANK; wait";
+  return {"-n", std::to_string(ranks), "sh", "-c", script};
+}
+
+TEST(RailyardRun, EveryRankGetsTheJobEnvironmentAndItsOutputIsPrefixed) {
+  const std::string script =
+      "echo rank $RAILYARD_RANK of $RAILYARD_SIZE local $RAILYARD_LOCAL_RANK/"
+      "$RAILYARD_LOCAL_SIZE key ${#RAILYARD_JOB_KEY} root $RAILYARD_ROOT; echo oops >&2; "
+      "printf 'no newline'";
+  const Outcome outcome = launch({"-n", "3", "sh", "-c", script});
+  ASSERT_EQ(outcome.status, 0) << outcome.err;
+  for (int rank = 0; rank < 3; ++rank) {
+    const std::string prefix = fmt::format("[{}] ", rank);
+    EXPECT_NE(outcome.out.find(fmt::format(
+                  "{}rank {} of 3 local {}/3 key 64 root 127.0.0.1:", prefix, rank, rank)),
+              std::string::npos)
+        << outcome.out;
+    EXPECT_NE(outcome.out.find(prefix + "no newline\n"), std::string::npos) << outcome.out;
+    EXPECT_NE(outcome.err.find(prefix + "oops\n"), std::string::npos) << outcome.err;
+  }
+}
+
+TEST(RailyardRun, AnotherLaunchersIdentityIsNotInherited) {
+  ASSERT_EQ(::setenv("OMPI_COMM_WORLD_RANK", "7", 1), 0);  // NOLINT(concurrency-mt-unsafe)
+  const Outcome outcome =
+      launch({"-n", "1", "sh", "-c", "echo \"ompi=${OMPI_COMM_WORLD_RANK:-unset}\""});
+  ASSERT_EQ(::unsetenv("OMPI_COMM_WORLD_RANK"), 0);  // NOLINT(concurrency-mt-unsafe)
+  EXPECT_EQ(outcome.status, 0);
+  EXPECT_NE(outcome.out.find("[0] ompi=unset"), std::string::npos) << outcome.out;
+}
+
+TEST(RailyardRun, TheFirstFailureStopsTheOthersAndIsTheExitStatus) {
+  const PidDirectory pids;
+  std::vector<std::string> args = long_ranks(pids, 4);
+  args.back().insert(0, "if [ $RAILYARD_RANK = 2 ]; then sleep 0.5; exit 3; fi; ");
+  const auto start = Clock::now();
+  const Outcome outcome = launch(args);
+  EXPECT_EQ(outcome.status, 3) << outcome.err;
+  EXPECT_LT(Clock::now() - start, 15s);
+  EXPECT_NE(outcome.err.find("rank 2 exited with status 3"), std::string::npos) << outcome.err;
+  for (const pid_t pid : pids.pids()) {
+    EXPECT_TRUE(is_gone(pid)) << "process " << pid << " was left behind";
+  }
+}
+
+TEST(RailyardRun, ARankKilledBySignalGivesShellsStatus) {
+  const Outcome outcome =
+      launch({"-n", "2", "sh", "-c", "if [ $RAILYARD_RANK = 1 ]; then kill -9 $$; fi; sleep 30"});
+  EXPECT_EQ(outcome.status, 128 + SIGKILL) << outcome.err;
+  EXPECT_NE(outcome.err.find("rank 1 was killed by signal 9"), std::string::npos) << outcome.err;
+}
+
+TEST(RailyardRun, TheTimeoutStopsTheJobWithStatus124) {
+  const PidDirectory pids;
+  std::vector<std::string> args = long_ranks(pids, 2);
+  args.insert(args.begin(), {"--timeout", "1500ms"});
+  const Outcome outcome = launch(args);
+  EXPECT_EQ(outcome.status, 124) << outcome.err;
+  EXPECT_NE(outcome.err.find("--timeout of 1500 ms"), std::string::npos) << outcome.err;
+  EXPECT_EQ(pids.pids().size(), 4U);
+  for (const pid_t pid : pids.pids()) {
+    EXPECT_TRUE(is_gone(pid)) << "process " << pid << " was left behind";
+  }
+}
+
+TEST(RailyardRun, CtrlCLeavesNoProcessBehind) {
+  const PidDirectory pids;
+  // A rank that ignores SIGTERM is killed after the grace period.
+  std::vector<std::string> args = long_ranks(pids, 3);
+  args.back().insert(0, "trap '' TERM; ");
+  const auto start = Clock::now();
+  const Outcome outcome = launch(args, [&](pid_t launcher) {
+    ASSERT_TRUE(pids.wait_for(6));
+    ::kill(launcher, SIGINT);
+  });
+  EXPECT_EQ(outcome.status, 128 + SIGINT) << outcome.err;
+  EXPECT_LT(Clock::now() - start, 20s);
+  EXPECT_NE(outcome.err.find("Interrupt"), std::string::npos) << outcome.err;
+  ASSERT_EQ(pids.pids().size(), 6U);
+  for (const pid_t pid : pids.pids()) {
+    EXPECT_TRUE(is_gone(pid)) << "process " << pid << " was left behind";
+  }
+}
+
+TEST(RailyardRun, BadCommandLinesAreRefusedNamingTheInput) {
+  Outcome outcome = launch({"-n", "0", "true"});
+  EXPECT_EQ(outcome.status, 2);
+  EXPECT_NE(outcome.err.find("--np"), std::string::npos) << outcome.err;
+  outcome = launch({"-n", "2", "--bind", "socket", "true"});
+  EXPECT_NE(outcome.status, 0);
+  EXPECT_NE(outcome.err.find("--bind"), std::string::npos) << outcome.err;
+  outcome = launch({"-n", "2", "--timeout", "soon", "true"});
+  EXPECT_NE(outcome.status, 0);
+  EXPECT_NE(outcome.err.find("--timeout"), std::string::npos) << outcome.err;
+  outcome = launch({"-n", "2", "--rails", "many", "true"});
+  EXPECT_NE(outcome.status, 0);
+  EXPECT_NE(outcome.err.find("--rails"), std::string::npos) << outcome.err;
+  outcome = launch({"-n", "2"});
+  EXPECT_NE(outcome.status, 0);
+  EXPECT_NE(outcome.err.find("program"), std::string::npos) << outcome.err;
+  outcome = launch({"-n", "2", "/nonexistent/program"});
+  EXPECT_EQ(outcome.status, 127);
+  EXPECT_NE(outcome.err.find("cannot execute /nonexistent/program"), std::string::npos)
+      << outcome.err;
+}
+
+TEST(RailyardRun, BindCoreGivesEachRankItsOwnCpus) {
+  if (std::thread::hardware_concurrency() < 2) {
+    GTEST_SKIP() << "binding two ranks apart needs two CPUs";
+  }
+  const Outcome outcome =
+      launch({"-n", "2", "--bind", "core", "sh", "-c", "grep Cpus_allowed_list /proc/self/status"});
+  ASSERT_EQ(outcome.status, 0) << outcome.err;
+  std::istringstream lines(outcome.out);
+  std::vector<std::string> lists;
+  for (std::string line; std::getline(lines, line);) {
+    lists.push_back(line.substr(line.find(':') + 1));
+  }
+  ASSERT_EQ(lists.size(), 2U) << outcome.out;
+  EXPECT_NE(lists[0], lists[1]) << outcome.out;
+}
+
+}  // namespace
