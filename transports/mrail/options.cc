@@ -33,9 +33,10 @@ std::vector<double> parse_rail_weights(std::string_view input, std::string_view 
   return out;
 }
 
-Options Options::from_environment() {
+Options Options::from_environment() { return from_environment(rails_from_environment()); }
+
+Options Options::from_environment(RailChoice rails) {
   Options options;
-  RailChoice rails = rails_from_environment();
   options.rails = std::move(rails.rails);
   options.home_rail = rails.home_rail;
   options.home_rail_reason = std::move(rails.home_reason);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "railyard/transports/mrail/policy_table.h"
+#include "railyard/transports/mrail/rail_choice.h"
 #include "railyard/transports/rail/wait_policy.h"
 
 namespace railyard::mrail {
@@ -80,6 +81,9 @@ struct Options {
   // Every default above read from its environment variable. Throws
   // ConfigError naming the first invalid one.
   [[nodiscard]] static Options from_environment();
+  // The same, with the rails (and home rail) already chosen: the
+  // Communicator maps them from every local rank's real placement.
+  [[nodiscard]] static Options from_environment(RailChoice rails);
 };
 
 // "1,1,2" or "0.5, 1.5": positive finite decimals, comma separated. Throws

@@ -1,0 +1,261 @@
+#include "railyard/comm/communicator.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "railyard/comm/bootstrap/make_bootstrap.h"
+#include "railyard/comm/detail/rank_card.h"
+#include "railyard/comm/detail/tag_layout.h"
+#include "railyard/comm/detail/world.h"
+#include "railyard/comm/errors.h"
+#include "railyard/comm/host_identity.h"
+#include "railyard/comm/launch_identity.h"
+#include "railyard/topology/hwloc_topology.h"
+#include "railyard/topology/machine_layout.h"
+
+namespace railyard::comm {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::optional<Clock::time_point> deadline(std::optional<std::chrono::milliseconds> timeout) {
+  if (!timeout) {
+    return std::nullopt;
+  }
+  return Clock::now() + *timeout;
+}
+
+// This rank's card: its host and the CPUs it may run on.
+Blob my_rank_card() {
+  detail::RankCard card;
+  card.host = host_identity();
+  card.cpus = topology::current_binding(topology::HwlocTopology::load_this_machine());
+  return encode(card);
+}
+
+}  // namespace
+
+Communicator Communicator::world() {
+  const CommunicatorOptions options = CommunicatorOptions::from_environment();
+  const BootstrapOptions bootstrap = BootstrapOptions::from_environment();
+  const LaunchIdentity identity = launch_identity_from_environment();
+  return world(
+      options,
+      [&](std::span<const std::byte> card) { return make_bootstrap(card, bootstrap, identity); },
+      bootstrap.timeout);
+}
+
+Communicator Communicator::world(const CommunicatorOptions& options, const Join& join,
+                                 std::chrono::milliseconds setup_timeout) {
+  auto world = std::make_shared<detail::World>(join(my_rank_card()), options, setup_timeout);
+  auto group = std::make_shared<detail::Group>();
+  group->context = 0;
+  group->rank = world->rank();
+  for (int rank = 0; rank < world->size(); ++rank) {
+    group->members.push_back(rank);
+    group->rank_of.push_back(rank);
+  }
+  return {std::move(world), std::move(group)};
+}
+
+Communicator::Communicator(std::shared_ptr<detail::World> world,
+                           std::shared_ptr<const detail::Group> group)
+    : world_(std::move(world)), group_(std::move(group)) {
+  // Local ranks of this communicator: its members on this host, in rank order.
+  const auto& host = world_->host().ranks;
+  local_size_ = 0;
+  for (const int member : group_->members) {
+    if (std::binary_search(host.begin(), host.end(), member)) {
+      if (member == world_->rank()) {
+        local_rank_ = local_size_;
+      }
+      ++local_size_;
+    }
+  }
+}
+
+int Communicator::rank() const noexcept { return group_->rank; }
+int Communicator::size() const noexcept { return static_cast<int>(group_->members.size()); }
+int Communicator::local_rank() const noexcept { return local_rank_; }
+int Communicator::local_size() const noexcept { return local_size_; }
+std::uint32_t Communicator::context() const noexcept { return group_->context; }
+const CommunicatorOptions& Communicator::options() const noexcept { return world_->options(); }
+
+int Communicator::world_rank(int rank) const {
+  check_peer(rank, "world_rank", false);
+  return group_->members[static_cast<std::size_t>(rank)];
+}
+
+void Communicator::check_peer(int rank, const char* what, bool any_allowed) const {
+  if (any_allowed && rank == kAnySource) {
+    return;
+  }
+  if (rank < 0 || rank >= size()) {
+    throw UsageError(fmt::format("{}: rank {} is not a rank of this communicator of {} ranks{}",
+                                 what, rank, size(), any_allowed ? " (nor kAnySource)" : ""));
+  }
+}
+
+std::uint64_t Communicator::tag_for(int tag, const char* what, bool any_allowed) const {
+  if (any_allowed && tag == kAnyTag) {
+    return detail::wire_tag(group_->context, false, 0);
+  }
+  if (tag < 0) {
+    throw UsageError(fmt::format("{}: tag {} is invalid: expected 0 to {}{}", what, tag, kMaxTag,
+                                 any_allowed ? " or kAnyTag" : ""));
+  }
+  return detail::wire_tag(group_->context, false, static_cast<std::uint64_t>(tag));
+}
+
+namespace {
+
+void check_buffer(const void* data, std::size_t bytes, const char* what) {
+  if (data == nullptr && bytes != 0) {
+    throw UsageError(fmt::format("{}: a null buffer of {} bytes", what, bytes));
+  }
+}
+
+// The multi-rail layer refuses to start an operation with a peer that has
+// failed (and for arguments it cannot take): the typed error, at once.
+void started_or_failed(const railyard::Status& started, const char* what, int peer) {
+  if (started.ok()) {
+    return;
+  }
+  if (started.code() == StatusCode::kInvalidArgument) {
+    throw UsageError(fmt::format("{}: {}", what, started.message()));
+  }
+  throw RemoteError(peer >= 0 ? std::optional<int>(peer) : std::nullopt,
+                    fmt::format("{} {}: {}", what,
+                                peer >= 0 ? fmt::format("rank {}", peer) : std::string("any rank"),
+                                started.to_string()));
+}
+
+}  // namespace
+
+Request Communicator::isend(const void* data, std::size_t bytes, int dest, int tag) const {
+  check_peer(dest, "isend", false);
+  check_buffer(data, bytes, "isend");
+  auto operation = std::make_unique<detail::Operation>();
+  operation->world = world_;
+  operation->group = group_;
+  operation->peer = dest;
+  operation->tag = tag;
+  const std::uint64_t wire = tag_for(tag, "isend", false);
+  started_or_failed(
+      world_->endpoint().send(operation->request,
+                              world_->peer(group_->members[static_cast<std::size_t>(dest)]), data,
+                              bytes, wire),
+      "isend to", dest);
+  return Request(std::move(operation));
+}
+
+Request Communicator::irecv(void* data, std::size_t bytes, int source, int tag) const {
+  check_peer(source, "irecv", true);
+  check_buffer(data, bytes, "irecv");
+  auto operation = std::make_unique<detail::Operation>();
+  operation->world = world_;
+  operation->group = group_;
+  operation->receive = true;
+  operation->peer = source;
+  operation->tag = tag;
+  operation->capacity = bytes;
+  const std::uint64_t wire = tag_for(tag, "irecv", true);
+  const std::uint64_t ignore = tag == kAnyTag ? detail::kUserTagMask : 0;
+  const mrail::PeerId peer = source == kAnySource
+                                 ? mrail::kAnySource
+                                 : world_->peer(group_->members[static_cast<std::size_t>(source)]);
+  started_or_failed(world_->endpoint().recv(operation->request, peer, data, bytes, wire, ignore),
+                    "irecv from", source);
+  return Request(std::move(operation));
+}
+
+void Communicator::send(const void* data, std::size_t bytes, int dest, int tag) const {
+  Request request = isend(data, bytes, dest, tag);
+  request.wait();
+}
+
+Status Communicator::recv(void* data, std::size_t bytes, int source, int tag) const {
+  Request request = irecv(data, bytes, source, tag);
+  return request.wait();
+}
+
+std::optional<Status> Communicator::iprobe(int source, int tag) const {
+  check_peer(source, "iprobe", true);
+  const std::uint64_t wire = tag_for(tag, "iprobe", true);
+  const std::uint64_t ignore = tag == kAnyTag ? detail::kUserTagMask : 0;
+  const mrail::PeerId peer = source == kAnySource
+                                 ? mrail::kAnySource
+                                 : world_->peer(group_->members[static_cast<std::size_t>(source)]);
+  mrail::ProbeResult found;
+  if (!world_->endpoint().iprobe(peer, wire, ignore, found)) {
+    world_->check_job();
+    return std::nullopt;
+  }
+  Status status;
+  const int world_rank = world_->world_rank_of(found.source);
+  status.source = world_rank >= 0 ? group_->rank_of[static_cast<std::size_t>(world_rank)] : -1;
+  status.tag = detail::user_tag(found.tag);
+  status.bytes = found.length;
+  return status;
+}
+
+Status Communicator::probe(int source, int tag) const {
+  return probe_until(source, tag, options().timeout);
+}
+
+Status Communicator::probe(int source, int tag, std::chrono::milliseconds timeout) const {
+  return probe_until(source, tag, timeout);
+}
+
+Status Communicator::probe_until(int source, int tag,
+                                 std::optional<std::chrono::milliseconds> timeout) const {
+  std::optional<Status> found = iprobe(source, tag);
+  const auto until = deadline(timeout);
+  if (!found && !world_->progress_until(
+                    [&] {
+                      found = iprobe(source, tag);
+                      return found.has_value();
+                    },
+                    until)) {
+    throw TimeoutError(fmt::format(
+        "probe for a message from {} with {} found none within {} ms",
+        source == kAnySource ? "any rank" : fmt::format("rank {}", source),
+        tag == kAnyTag ? "any tag" : fmt::format("tag {}", tag), timeout ? timeout->count() : 0));
+  }
+  return *found;
+}
+
+void Communicator::abort(int code, const std::string& reason) const noexcept {
+  world_->bootstrap().abort(code, reason);
+}
+
+Request Communicator::post_internal_send(const void* data, std::size_t bytes, int dest) const {
+  auto operation = std::make_unique<detail::Operation>();
+  operation->world = world_;
+  operation->group = group_;
+  operation->peer = dest;
+  started_or_failed(
+      world_->endpoint().send(operation->request,
+                              world_->peer(group_->members[static_cast<std::size_t>(dest)]), data,
+                              bytes, detail::wire_tag(group_->context, true, detail::kSplitTag)),
+      "split: send to", dest);
+  return Request(std::move(operation));
+}
+
+Request Communicator::post_internal_recv(void* data, std::size_t bytes, int source) const {
+  auto operation = std::make_unique<detail::Operation>();
+  operation->world = world_;
+  operation->group = group_;
+  operation->receive = true;
+  operation->peer = source;
+  operation->capacity = bytes;
+  started_or_failed(
+      world_->endpoint().recv(operation->request,
+                              world_->peer(group_->members[static_cast<std::size_t>(source)]), data,
+                              bytes, detail::wire_tag(group_->context, true, detail::kSplitTag)),
+      "split: receive from", source);
+  return Request(std::move(operation));
+}
+
+}  // namespace railyard::comm

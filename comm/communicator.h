@@ -1,0 +1,116 @@
+// A group of ranks that talk point to point, as an MPI communicator: the
+// world of a job (every rank) or a part of it made by split() or dup().
+// Messages go over the multi-rail endpoint of this process, whose rails come
+// from the topology mapping of this rank's host; ranks find each other
+// through the bootstrap, which stays on as the control plane (aborts, lost
+// ranks). docs/architecture.md, "Communicator".
+//
+// A Communicator is a handle: copies share the communicator. Any thread may
+// call any communicator; calls on one endpoint are serialised, and blocking
+// calls progress it in slices so that other threads' calls get through.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "railyard/comm/bootstrap/bootstrap.h"
+#include "railyard/comm/communicator_options.h"
+#include "railyard/comm/request.h"
+
+namespace railyard::comm {
+
+namespace detail {
+class World;
+struct Group;
+}  // namespace detail
+
+class Communicator {
+ public:
+  // The largest tag a message may carry (MPI_TAG_UB).
+  static constexpr int kMaxTag = std::numeric_limits<int>::max();
+  // split()'s color for a rank that joins no new communicator (MPI_UNDEFINED).
+  static constexpr int kUndefinedColor = -1;
+
+  // How a rank joins its job, given its descriptor (the rank card the
+  // Communicator makes): make_bootstrap for world(); an MpiBootstrap for the
+  // MPI shim; a RootBootstrap per thread for tests.
+  using Join = std::function<std::unique_ptr<Bootstrap>(std::span<const std::byte> descriptor)>;
+
+  // The world of the job this process belongs to: identity, bootstrap
+  // (RAILYARD_BOOTSTRAP) and rails from the environment. Throws ConfigError
+  // for a bad variable, what the bootstrap throws, Error when the rails
+  // cannot open or a rank cannot be reached.
+  [[nodiscard]] static Communicator world();
+  [[nodiscard]] static Communicator world(const CommunicatorOptions& options, const Join& join,
+                                          std::chrono::milliseconds setup_timeout);
+
+  [[nodiscard]] int rank() const noexcept;
+  [[nodiscard]] int size() const noexcept;
+  // This rank among the ranks of the communicator on the same host (same
+  // host identity; see host_identity.h).
+  [[nodiscard]] int local_rank() const noexcept;
+  [[nodiscard]] int local_size() const noexcept;
+  // This communicator's context id (0 for the world).
+  [[nodiscard]] std::uint32_t context() const noexcept;
+  [[nodiscard]] const CommunicatorOptions& options() const noexcept;
+
+  // Non-blocking messages. `data` must stay valid (and, for a receive,
+  // untouched) until the request finishes. Throws UsageError for a rank
+  // outside the communicator, a tag outside 0..kMaxTag (kAnyTag for
+  // receives) or a null buffer with a non-zero size.
+  [[nodiscard]] Request isend(const void* data, std::size_t bytes, int dest, int tag) const;
+  [[nodiscard]] Request irecv(void* data, std::size_t bytes, int source, int tag) const;
+  // Blocking forms, bounded by the communicator's timeout; they throw what
+  // Request::wait throws.
+  void send(const void* data, std::size_t bytes, int dest, int tag) const;
+  Status recv(void* data, std::size_t bytes, int source, int tag) const;
+
+  // Whether a message matching (source, tag) has arrived and is next in its
+  // sender's order, without receiving it: its source, tag and length.
+  [[nodiscard]] std::optional<Status> iprobe(int source, int tag) const;
+  // Waits for one, up to the timeout (TimeoutError).
+  [[nodiscard]] Status probe(int source, int tag) const;
+  [[nodiscard]] Status probe(int source, int tag, std::chrono::milliseconds timeout) const;
+
+  // Collective over this communicator: a communicator of the same ranks
+  // whose messages never match this one's.
+  [[nodiscard]] Communicator dup() const;
+  // Collective: one new communicator per color, ranks ordered by key then
+  // by rank here; nullopt for kUndefinedColor. Throws UsageError for a
+  // negative color other than kUndefinedColor.
+  [[nodiscard]] std::optional<Communicator> split(int color, int key) const;
+
+  // Ends the job: every rank's pending and later calls throw AbortError
+  // naming this rank, `code` and `reason` (through the control plane; under
+  // PMIx the launcher ends the job). Never throws.
+  void abort(int code, const std::string& reason) const noexcept;
+
+  // The world rank of a rank of this communicator.
+  [[nodiscard]] int world_rank(int rank) const;
+
+ private:
+  Communicator(std::shared_ptr<detail::World> world, std::shared_ptr<const detail::Group> group);
+
+  void check_peer(int rank, const char* what, bool any_allowed) const;
+  [[nodiscard]] std::uint64_t tag_for(int tag, const char* what, bool any_allowed) const;
+  [[nodiscard]] Status probe_until(int source, int tag,
+                                   std::optional<std::chrono::milliseconds> timeout) const;
+  // The library's own messages (split), apart from the user's.
+  [[nodiscard]] Request post_internal_send(const void* data, std::size_t bytes, int dest) const;
+  [[nodiscard]] Request post_internal_recv(void* data, std::size_t bytes, int source) const;
+  [[nodiscard]] Communicator derive(int color, int key) const;
+
+  std::shared_ptr<detail::World> world_;
+  std::shared_ptr<const detail::Group> group_;
+  int local_rank_ = 0;
+  int local_size_ = 1;
+};
+
+}  // namespace railyard::comm

@@ -1,0 +1,117 @@
+// dup() and split(): the members exchange (color, key, context candidate)
+// around a ring over the parent's library tag, then each computes the same
+// groups and the same new context id (docs/architecture.md, "Communicator").
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <tuple>
+
+#include "railyard/comm/communicator.h"
+#include "railyard/comm/detail/world.h"
+#include "railyard/comm/errors.h"
+#include "railyard/common/detail/byte_codec.h"
+
+namespace railyard::comm {
+namespace {
+
+struct SplitEntry {
+  std::int32_t color = 0;
+  std::int32_t key = 0;
+  std::uint32_t candidate = 0;
+};
+
+constexpr std::size_t kEntryBytes = 12;
+using EntryBytes = std::array<std::byte, kEntryBytes>;
+
+EntryBytes encode(const SplitEntry& entry) {
+  EntryBytes out{};
+  store_le(out.data(), static_cast<std::uint32_t>(entry.color), 4);
+  store_le(out.data() + 4, static_cast<std::uint32_t>(entry.key), 4);
+  store_le(out.data() + 8, entry.candidate, 4);
+  return out;
+}
+
+SplitEntry decode(const EntryBytes& bytes) {
+  ByteReader reader(bytes);
+  SplitEntry entry;
+  entry.color = static_cast<std::int32_t>(reader.u32());
+  entry.key = static_cast<std::int32_t>(reader.u32());
+  entry.candidate = reader.u32();
+  return entry;
+}
+
+}  // namespace
+
+Communicator Communicator::dup() const { return derive(0, rank()); }
+
+std::optional<Communicator> Communicator::split(int color, int key) const {
+  if (color < 0 && color != kUndefinedColor) {
+    throw UsageError(fmt::format(
+        "split: color {} is invalid: expected 0 or more, or kUndefinedColor to join none", color));
+  }
+  Communicator made = derive(color, key);
+  if (color == kUndefinedColor) {
+    return std::nullopt;
+  }
+  return made;
+}
+
+Communicator Communicator::derive(int color, int key) const {
+  const int ranks = size();
+  const int me = rank();
+  std::vector<EntryBytes> all(static_cast<std::size_t>(ranks));
+  all[static_cast<std::size_t>(me)] = encode({color, key, world_->context_candidate()});
+  // Ring allgather: at step s, pass on the entry that came from s ranks to
+  // the left. The parent's messages to each peer stay in order, so the
+  // steps cannot mix.
+  const int right = (me + 1) % ranks;
+  const int left = (me + ranks - 1) % ranks;
+  const auto timeout = options().timeout;
+  for (int step = 0; step + 1 < ranks; ++step) {
+    const auto outgoing = static_cast<std::size_t>((me - step + ranks) % ranks);
+    const auto incoming = static_cast<std::size_t>((me - step - 1 + 2 * ranks) % ranks);
+    std::array<Request, 2> exchange{post_internal_recv(all[incoming].data(), kEntryBytes, left),
+                                    post_internal_send(all[outgoing].data(), kEntryBytes, right)};
+    if (timeout) {
+      Request::wait_all(exchange, *timeout);
+    } else {
+      Request::wait_all(exchange);
+    }
+  }
+  std::vector<SplitEntry> entries;
+  entries.reserve(all.size());
+  std::uint32_t context = 0;
+  for (const EntryBytes& bytes : all) {
+    entries.push_back(decode(bytes));
+    context = std::max(context, entries.back().candidate);
+  }
+  // Every member's candidate is past every context it belongs to, so the
+  // largest is new to all of them. Groups of one split share it: they have
+  // no member in common, so their messages cannot meet.
+  world_->context_taken(context);
+  auto group = std::make_shared<detail::Group>();
+  group->context = context;
+  group->rank_of.assign(static_cast<std::size_t>(world_->size()), -1);
+  if (color == kUndefinedColor) {
+    return {world_, std::move(group)};
+  }
+  std::vector<std::tuple<int, int, int>> chosen;  // key, rank here, world rank
+  for (int other = 0; other < ranks; ++other) {
+    const SplitEntry& entry = entries[static_cast<std::size_t>(other)];
+    if (entry.color == color) {
+      chosen.emplace_back(entry.key, other, group_->members[static_cast<std::size_t>(other)]);
+    }
+  }
+  std::sort(chosen.begin(), chosen.end());
+  for (const auto& [member_key, parent_rank, world] : chosen) {
+    if (parent_rank == me) {
+      group->rank = static_cast<int>(group->members.size());
+    }
+    group->rank_of[static_cast<std::size_t>(world)] = static_cast<int>(group->members.size());
+    group->members.push_back(world);
+  }
+  return {world_, std::move(group)};
+}
+
+}  // namespace railyard::comm

@@ -1,0 +1,68 @@
+#include "railyard/comm/detail/rank_card.h"
+
+#include <fmt/format.h>
+
+#include "railyard/common/detail/byte_codec.h"
+#include "railyard/common/error.h"
+
+namespace railyard::comm::detail {
+namespace {
+
+// A CPU index beyond this is not a CPU: the card is corrupt.
+constexpr std::uint32_t kMaxCpus = 1U << 20;
+
+}  // namespace
+
+Blob encode(const RankCard& card) {
+  Blob out;
+  ByteWriter writer(out);
+  writer.u8(RankCard::kVersion);
+  writer.string16(card.host);
+  writer.u32(card.cpus.size());
+  for (const unsigned cpu : card.cpus) {
+    writer.u32(cpu);
+  }
+  return out;
+}
+
+RankCard decode_rank_card(std::span<const std::byte> blob, int rank) {
+  ByteReader reader(blob);
+  const auto version = reader.u8();
+  if (!reader.failed() && version != RankCard::kVersion) {
+    throw Error(
+        fmt::format("rank {} joined with rank card version {}, this rank speaks {}: "
+                    "are all ranks running the same railyard?",
+                    rank, version, RankCard::kVersion));
+  }
+  RankCard card;
+  card.host = reader.string16();
+  const std::uint32_t count = reader.u32();
+  if (count > kMaxCpus || count > reader.remaining() / 4) {
+    throw Error(fmt::format("rank {}'s rank card lists {} CPUs in {} bytes: malformed", rank, count,
+                            blob.size()));
+  }
+  card.cpus.reserve(count);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    card.cpus.push_back(reader.u32());
+  }
+  if (reader.failed() || reader.remaining() != 0 || card.host.empty()) {
+    throw Error(fmt::format("rank {}'s rank card of {} bytes is malformed", rank, blob.size()));
+  }
+  return card;
+}
+
+HostPeers host_peers(const std::vector<RankCard>& cards, int rank) {
+  HostPeers peers;
+  const std::string& mine = cards.at(static_cast<std::size_t>(rank)).host;
+  for (std::size_t other = 0; other < cards.size(); ++other) {
+    if (cards[other].host == mine) {
+      if (static_cast<int>(other) == rank) {
+        peers.local_rank = static_cast<unsigned>(peers.ranks.size());
+      }
+      peers.ranks.push_back(static_cast<int>(other));
+    }
+  }
+  return peers;
+}
+
+}  // namespace railyard::comm::detail

@@ -1,0 +1,56 @@
+#include "railyard/comm/detail/rank_rails.h"
+
+#include <fmt/format.h>
+
+#include "railyard/common/detail/env.h"
+#include "railyard/common/detail/log.h"
+#include "railyard/common/error.h"
+#include "railyard/topology/hwloc_topology.h"
+#include "railyard/topology/machine_layout.h"
+#include "railyard/topology/rail_mapping.h"
+
+namespace railyard::comm::detail {
+
+mrail::RailChoice rails_for_rank(const std::vector<RankCard>& cards, const HostPeers& host) {
+  if (env::get("FI_OFI_MRAIL_ADDR") || env::get("FI_OFI_MRAIL_ADDR_STRC")) {
+    return mrail::rails_from_environment();
+  }
+  try {
+    const auto options = topology::MappingOptions::from_environment();
+    const auto topology = topology::HwlocTopology::from_environment();
+    const auto machine = topology::describe_machine(topology);
+    // Placements are CPU sets of this machine; with a topology read from a
+    // file (RAILYARD_TOPOLOGY) they mean nothing there, so ranks count as
+    // unbound. A rank allowed on every CPU is unbound too.
+    std::vector<topology::RankPlacement> placements(host.ranks.size());
+    for (std::size_t i = 0; i < host.ranks.size() && topology.is_this_machine(); ++i) {
+      const auto& cpus = cards[static_cast<std::size_t>(host.ranks[i])].cpus;
+      if (cpus != machine.cpus) {
+        placements[i].cpus = cpus;
+      }
+    }
+    const auto mapping = topology::map_rails(machine, placements, host.local_rank, options);
+    log::info("rail mapping on {} for local rank {} of {} from the ranks' gathered CPU sets: {}",
+              machine.origin, host.local_rank, host.local_size(), mapping.explain(host.local_rank));
+    mrail::RailChoice choice;
+    for (const auto& nic : mapping.rails) {
+      choice.rails.push_back(nic.name);
+    }
+    choice.home_rail = 0;
+    choice.home_reason = fmt::format("the topology's nearest NIC for local rank {}, {}",
+                                     host.local_rank, mapping.rails.front().name);
+    return choice;
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const Error& error) {
+    log::warn(
+        "no rails from the topology ({}); using one rail on the provider's default interface. "
+        "Set FI_OFI_MRAIL_ADDR to name the rails.",
+        error.what());
+  }
+  mrail::RailChoice fallback;
+  fallback.rails = {std::string()};
+  return fallback;
+}
+
+}  // namespace railyard::comm::detail

@@ -1,0 +1,154 @@
+#include "railyard/comm/detail/world.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "railyard/comm/detail/rank_rails.h"
+#include "railyard/comm/errors.h"
+#include "railyard/common/detail/log.h"
+
+namespace railyard::comm::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Longest stretch a wait progresses before looking at the control plane
+// (aborts, lost ranks) again, and the shorter one used while other threads
+// also wait on the endpoint, so a send from another thread is not held up.
+constexpr std::chrono::milliseconds kLoneSlice{50};
+constexpr std::chrono::milliseconds kSharedSlice{2};
+
+std::vector<RankCard> decode_cards(const Bootstrap& bootstrap) {
+  std::vector<RankCard> cards;
+  const auto& descriptors = bootstrap.descriptors();
+  cards.reserve(descriptors.size());
+  for (std::size_t rank = 0; rank < descriptors.size(); ++rank) {
+    cards.push_back(decode_rank_card(descriptors[rank], static_cast<int>(rank)));
+  }
+  return cards;
+}
+
+// Counts a thread in a blocking call for as long as it is in it.
+class WaiterCount {
+ public:
+  explicit WaiterCount(std::atomic<int>& count) : count_(count) { ++count_; }
+  ~WaiterCount() { --count_; }
+  WaiterCount(const WaiterCount&) = delete;
+  WaiterCount& operator=(const WaiterCount&) = delete;
+  WaiterCount(WaiterCount&&) = delete;
+  WaiterCount& operator=(WaiterCount&&) = delete;
+
+ private:
+  std::atomic<int>& count_;
+};
+
+}  // namespace
+
+World::World(std::unique_ptr<Bootstrap> bootstrap, CommunicatorOptions options,
+             std::chrono::milliseconds setup_timeout)
+    : options_(options), setup_timeout_(setup_timeout), bootstrap_(std::move(bootstrap)) {
+  const std::vector<RankCard> cards = decode_cards(*bootstrap_);
+  host_ = host_peers(cards, rank());
+  endpoint_ = std::make_unique<mrail::Endpoint>(
+      mrail::Options::from_environment(rails_for_rank(cards, host_)));
+  const std::vector<Blob> addresses = bootstrap_->allgather(endpoint_->address(), setup_timeout);
+  peers_.reserve(addresses.size());
+  for (std::size_t other = 0; other < addresses.size(); ++other) {
+    try {
+      peers_.push_back(endpoint_->insert_peer(addresses[other]));
+    } catch (const Error& error) {
+      throw Error(fmt::format("rank {} cannot reach rank {}: {}", rank(), other, error.what()));
+    }
+    const std::size_t index = peers_.back().index;
+    if (rank_of_peer_.size() <= index) {
+      rank_of_peer_.resize(index + 1, -1);
+    }
+    rank_of_peer_[index] = static_cast<int>(other);
+  }
+  log::info("communicator: rank {} of {} (local rank {} of {} on {}), bootstrap {}, {} rail(s)",
+            rank(), size(), host_.local_rank, host_.local_size(),
+            cards[static_cast<std::size_t>(rank())].host, bootstrap_->method(),
+            endpoint_->rail_count());
+}
+
+World::~World() {
+  // The ranks leave together, so no rank closes its rails while a peer
+  // still reads a message from them (a rendezvous, the last eager bytes).
+  if (!bootstrap_->failure()) {
+    try {
+      bootstrap_->barrier(setup_timeout_);
+    } catch (const std::exception& error) {
+      log::warn("rank {}: leaving without the others: {}", rank(), error.what());
+    }
+  }
+  {
+    const std::scoped_lock lock(released_mutex_);
+    released_.clear();
+  }
+  endpoint_.reset();
+}
+
+int World::world_rank_of(mrail::PeerId peer) const noexcept {
+  return peer.index < rank_of_peer_.size() ? rank_of_peer_[peer.index] : -1;
+}
+
+void World::check_job() const {
+  if (auto failure = bootstrap_->failure()) {
+    throw_failure(*failure);
+  }
+}
+
+bool World::progress_until(const std::function<bool()>& done,
+                           std::optional<Clock::time_point> deadline) {
+  const WaiterCount counted(waiters);
+  while (true) {
+    const auto now = Clock::now();
+    auto slice = waiters.load() > 1 ? std::chrono::nanoseconds(kSharedSlice)
+                                    : std::chrono::nanoseconds(kLoneSlice);
+    if (deadline) {
+      slice =
+          std::clamp<std::chrono::nanoseconds>(*deadline - now, std::chrono::nanoseconds(0), slice);
+    }
+    if (endpoint_->progress_until(done, slice)) {
+      return true;
+    }
+    reap_released();
+    check_job();
+    if (deadline && Clock::now() >= *deadline) {
+      return done();
+    }
+  }
+}
+
+std::uint32_t World::context_candidate() {
+  const std::scoped_lock lock(context_mutex_);
+  return next_context_;
+}
+
+void World::context_taken(std::uint32_t context) {
+  const std::scoped_lock lock(context_mutex_);
+  next_context_ = std::max(next_context_, context + 1);
+}
+
+void World::adopt(std::unique_ptr<Operation> operation) {
+  operation->world.reset();  // the world owns it now; it must not own the world
+  const std::scoped_lock lock(released_mutex_);
+  released_.push_back(std::move(operation));
+}
+
+void World::reap_released() {
+  const std::scoped_lock lock(released_mutex_);
+  std::erase_if(released_, [](const std::unique_ptr<Operation>& operation) {
+    if (!operation->request.done()) {
+      return false;
+    }
+    if (!operation->request.status().ok()) {
+      log::warn("a released {} failed: {}", to_string(operation->request.kind()),
+                operation->request.status().to_string());
+    }
+    return true;
+  });
+}
+
+}  // namespace railyard::comm::detail

@@ -1,0 +1,105 @@
+// What every communicator of one job in this process shares: the bootstrap
+// (control plane), the multi-rail endpoint with every rank inserted, the
+// map between ranks and peers, and the requests the program released.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "railyard/comm/bootstrap/bootstrap.h"
+#include "railyard/comm/communicator_options.h"
+#include "railyard/comm/detail/rank_card.h"
+#include "railyard/transports/mrail/endpoint.h"
+
+namespace railyard::comm::detail {
+
+struct Operation;
+
+// The ranks of one communicator, as world ranks, and its context id.
+struct Group {
+  std::uint32_t context = 0;
+  int rank = 0;              // this process's rank in the group
+  std::vector<int> members;  // world rank of each group rank
+  std::vector<int> rank_of;  // group rank of each world rank, -1 if not a member
+};
+
+class World {
+ public:
+  // Opens this rank's endpoint on the rails mapped for it and exchanges
+  // addresses through `bootstrap` (whose descriptors are the rank cards),
+  // each bootstrap call bounded by `setup_timeout`.
+  World(std::unique_ptr<Bootstrap> bootstrap, CommunicatorOptions options,
+        std::chrono::milliseconds setup_timeout);
+  // Waits (up to the timeout) until every rank is done with the endpoint,
+  // so none closes while a peer still reads from it, then closes.
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+  World(World&&) = delete;
+  World& operator=(World&&) = delete;
+
+  [[nodiscard]] int rank() const noexcept { return bootstrap_->rank(); }
+  [[nodiscard]] int size() const noexcept { return bootstrap_->size(); }
+  [[nodiscard]] const HostPeers& host() const noexcept { return host_; }
+  [[nodiscard]] const CommunicatorOptions& options() const noexcept { return options_; }
+  [[nodiscard]] mrail::Endpoint& endpoint() noexcept { return *endpoint_; }
+  [[nodiscard]] Bootstrap& bootstrap() noexcept { return *bootstrap_; }
+  [[nodiscard]] mrail::PeerId peer(int world_rank) const { return peers_.at(world_rank); }
+  // The world rank of a peer the endpoint reports, -1 if unknown.
+  [[nodiscard]] int world_rank_of(mrail::PeerId peer) const noexcept;
+
+  // Progresses until done() or the deadline, in slices short enough that
+  // other threads get the endpoint and that a failure the control plane
+  // reports (an abort, a lost rank) ends the wait. Returns done(); throws
+  // the job's failure (AbortError, RemoteError) when there is one.
+  bool progress_until(const std::function<bool()>& done,
+                      std::optional<std::chrono::steady_clock::time_point> deadline);
+  // Throws the job's failure, if the control plane reported one.
+  void check_job() const;
+
+  // A context id no communicator this process belongs to uses yet, agreed
+  // by taking the largest candidate of the members (see Communicator::dup).
+  [[nodiscard]] std::uint32_t context_candidate();
+  void context_taken(std::uint32_t context);
+
+  // Takes a released operation, completed in the background.
+  void adopt(std::unique_ptr<Operation> operation);
+
+  // Threads inside a blocking call: with more than one, waits progress in
+  // short slices so the others are not shut out of the endpoint.
+  std::atomic<int> waiters{0};
+
+ private:
+  void reap_released();
+
+  CommunicatorOptions options_;
+  std::chrono::milliseconds setup_timeout_;
+  std::unique_ptr<Bootstrap> bootstrap_;
+  HostPeers host_;
+  std::unique_ptr<mrail::Endpoint> endpoint_;
+  std::vector<mrail::PeerId> peers_;  // by world rank
+  std::vector<int> rank_of_peer_;     // by PeerId::index
+  std::mutex context_mutex_;
+  std::uint32_t next_context_ = 1;  // 0 is the world's
+  std::mutex released_mutex_;
+  std::vector<std::unique_ptr<Operation>> released_;
+};
+
+// One isend or irecv.
+struct Operation {
+  std::shared_ptr<World> world;
+  std::shared_ptr<const Group> group;
+  mrail::Request request;
+  bool receive = false;
+  int peer = -1;             // group rank: the destination, or the source asked for (-1: any)
+  int tag = 0;               // sends: the tag sent; receives: the tag asked for (-1: any)
+  std::size_t capacity = 0;  // receives: the buffer's size
+};
+
+}  // namespace railyard::comm::detail

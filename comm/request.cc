@@ -1,0 +1,243 @@
+#include "railyard/comm/request.h"
+
+#include <fmt/format.h>
+
+#include <exception>
+
+#include "railyard/comm/detail/tag_layout.h"
+#include "railyard/comm/detail/world.h"
+#include "railyard/comm/errors.h"
+
+namespace railyard::comm {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string describe(const detail::Operation& operation) {
+  const char* what = operation.receive ? "receive from" : "send to";
+  const std::string peer =
+      operation.peer < 0 ? std::string("any rank") : fmt::format("rank {}", operation.peer);
+  const std::string tag =
+      operation.tag < 0 ? std::string("any tag") : fmt::format("tag {}", operation.tag);
+  return fmt::format("{} {} ({}, context {})", what, peer, tag, operation.group->context);
+}
+
+std::optional<Clock::time_point> deadline_after(std::optional<std::chrono::milliseconds> timeout) {
+  if (!timeout) {
+    return std::nullopt;
+  }
+  return Clock::now() + *timeout;
+}
+
+// The typed error of a failed operation whose status is `status`.
+[[noreturn]] void throw_failed(const detail::Operation& operation, const Status& status,
+                               std::uint64_t message_length) {
+  const railyard::Status& error = status.error;
+  switch (error.code()) {
+    case StatusCode::kTruncated:
+      throw UsageError(fmt::format(
+          "a message of {} bytes from rank {} (tag {}) is longer than the receive buffer of {} "
+          "bytes; the buffer holds its first {} bytes",
+          message_length, status.source, status.tag, operation.capacity, status.bytes));
+    case StatusCode::kTimedOut:
+      throw TimeoutError(fmt::format("{} failed: {}", describe(operation), error.message()));
+    case StatusCode::kInvalidArgument:
+      throw UsageError(fmt::format("{} failed: {}", describe(operation), error.message()));
+    default:
+      break;
+  }
+  const int peer = operation.receive ? status.source : operation.peer;
+  throw RemoteError(peer >= 0 ? std::optional<int>(peer) : std::nullopt,
+                    fmt::format("{} failed: {}", describe(operation), error.to_string()));
+}
+
+}  // namespace
+
+Request::Request() = default;
+Request::Request(std::unique_ptr<detail::Operation> operation) : operation_(std::move(operation)) {}
+Request::~Request() = default;
+Request::Request(Request&&) noexcept = default;
+Request& Request::operator=(Request&&) noexcept = default;
+
+void Request::finish() {
+  std::unique_ptr<detail::Operation> operation = std::move(operation_);
+  const mrail::Request& done = operation->request;
+  status_ = Status{};
+  status_.error = done.status();
+  status_.cancelled = done.status().code() == StatusCode::kCanceled;
+  status_.bytes = done.length();
+  if (operation->receive) {
+    const int world_rank = operation->world->world_rank_of(done.peer());
+    const auto& rank_of = operation->group->rank_of;
+    status_.source = world_rank >= 0 && static_cast<std::size_t>(world_rank) < rank_of.size()
+                         ? rank_of[static_cast<std::size_t>(world_rank)]
+                         : kAnySource;
+    status_.tag = status_.cancelled ? kAnyTag : detail::user_tag(done.tag());
+  } else {
+    status_.source = operation->peer;
+    status_.tag = operation->tag;
+  }
+  if (!status_.error.ok() && !status_.cancelled) {
+    throw_failed(*operation, status_, done.message_length());
+  }
+}
+
+bool Request::test() {
+  if (!operation_) {
+    return true;
+  }
+  detail::World& world = *operation_->world;
+  if (!operation_->request.done()) {
+    world.endpoint().progress();
+  }
+  if (!operation_->request.done()) {
+    world.check_job();
+    return false;
+  }
+  finish();
+  return true;
+}
+
+const Status& Request::wait() {
+  if (!operation_) {
+    return status_;
+  }
+  const auto timeout = operation_->world->options().timeout;
+  return timeout ? wait(*timeout) : wait(std::chrono::milliseconds::max());
+}
+
+const Status& Request::wait(std::chrono::milliseconds timeout) {
+  if (!operation_) {
+    return status_;
+  }
+  const detail::Operation* operation = operation_.get();
+  const auto deadline =
+      timeout == std::chrono::milliseconds::max() ? std::nullopt : deadline_after(timeout);
+  if (!operation_->world->progress_until([operation] { return operation->request.done(); },
+                                         deadline)) {
+    throw TimeoutError(
+        fmt::format("{} did not finish within {} ms; the request is still in "
+                    "flight: wait again, test, cancel or release it",
+                    describe(*operation), timeout.count()));
+  }
+  finish();
+  return status_;
+}
+
+bool Request::cancel() {
+  if (!operation_ || !operation_->receive) {
+    return false;
+  }
+  return operation_->world->endpoint().cancel(operation_->request).ok();
+}
+
+void Request::release() noexcept {
+  if (!operation_) {
+    return;
+  }
+  std::shared_ptr<detail::World> world = operation_->world;
+  if (operation_->request.done()) {
+    operation_.reset();
+    return;
+  }
+  try {
+    world->adopt(std::move(operation_));
+  } catch (...) {  // NOLINT(bugprone-empty-catch): out of memory: the destructor ends it instead
+  }
+  operation_.reset();
+}
+
+namespace {
+
+// The world every active request belongs to; UsageError when they differ.
+detail::World* common_world(std::span<Request> requests,
+                            const std::function<detail::Operation*(Request&)>& operation_of) {
+  detail::World* world = nullptr;
+  for (Request& request : requests) {
+    if (detail::Operation* operation = operation_of(request)) {
+      if (world != nullptr && world != operation->world.get()) {
+        throw UsageError("wait_any/wait_all: the requests belong to different jobs' endpoints");
+      }
+      world = operation->world.get();
+    }
+  }
+  return world;
+}
+
+}  // namespace
+
+std::optional<std::size_t> Request::wait_any(std::span<Request> requests) {
+  for (Request& request : requests) {
+    if (request.operation_) {
+      const auto timeout = request.operation_->world->options().timeout;
+      return wait_any(requests, timeout.value_or(std::chrono::milliseconds::max()));
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::size_t> Request::wait_any(std::span<Request> requests,
+                                             std::chrono::milliseconds timeout) {
+  detail::World* world =
+      common_world(requests, [](Request& request) { return request.operation_.get(); });
+  if (world == nullptr) {
+    return std::nullopt;
+  }
+  std::optional<std::size_t> finished;
+  const auto any_done = [&] {
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      if (requests[i].operation_ && requests[i].operation_->request.done()) {
+        finished = i;
+        return true;
+      }
+    }
+    return false;
+  };
+  const auto deadline =
+      timeout == std::chrono::milliseconds::max() ? std::nullopt : deadline_after(timeout);
+  if (!world->progress_until(any_done, deadline)) {
+    throw TimeoutError(
+        fmt::format("wait_any: none of {} requests finished within {} ms; they are "
+                    "still in flight",
+                    requests.size(), timeout.count()));
+  }
+  requests[*finished].finish();
+  return finished;
+}
+
+void Request::wait_all(std::span<Request> requests) {
+  std::exception_ptr first;
+  for (Request& request : requests) {
+    try {
+      request.wait();
+    } catch (...) {
+      if (!first) {
+        first = std::current_exception();
+      }
+    }
+  }
+  if (first) {
+    std::rethrow_exception(first);
+  }
+}
+
+void Request::wait_all(std::span<Request> requests, std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  std::exception_ptr first;
+  for (Request& request : requests) {
+    try {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      request.wait(std::max(left, std::chrono::milliseconds(0)));
+    } catch (...) {
+      if (!first) {
+        first = std::current_exception();
+      }
+    }
+  }
+  if (first) {
+    std::rethrow_exception(first);
+  }
+}
+
+}  // namespace railyard::comm

@@ -1,0 +1,319 @@
+// The Communicator with ranks as threads of one process, each with its own
+// endpoint on two loopback rails, joined through a root bootstrap.
+#include "railyard/comm/communicator.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <exception>
+#include <functional>
+#include <numeric>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "railyard/comm/bootstrap/root_bootstrap.h"
+#include "railyard/comm/errors.h"
+#include "railyard/transports/rstream/listener.h"
+#include "scoped_env.h"
+
+namespace railyard::comm {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Runs body(communicator) on `size` threads, one rank each; returns each
+// rank's exception text ("" when it returned).
+std::vector<std::string> run_ranks(int size, const std::function<void(Communicator&)>& body,
+                                   CommunicatorOptions options = {}) {
+  const testing::ScopedEnv rails("FI_OFI_MRAIL_ADDR", "127.0.0.1,127.0.0.2");
+  rstream::Listener listener("127.0.0.1:0");
+  BootstrapOptions bootstrap;
+  bootstrap.root = listener.address().to_string();
+  bootstrap.job_key = "communicator-test";
+  bootstrap.timeout = 30s;
+  std::vector<std::string> errors(static_cast<std::size_t>(size));
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(size));
+  for (int rank = 0; rank < size; ++rank) {
+    threads.emplace_back([&, rank] {
+      try {
+        Communicator world = Communicator::world(
+            options,
+            [&](std::span<const std::byte> card) -> std::unique_ptr<Bootstrap> {
+              if (rank == 0) {
+                return std::make_unique<RootBootstrap>(std::move(listener), size, card, bootstrap);
+              }
+              return std::make_unique<RootBootstrap>(rank, size, card, bootstrap);
+            },
+            bootstrap.timeout);
+        body(world);
+      } catch (const std::exception& error) {
+        errors[static_cast<std::size_t>(rank)] = error.what();
+      }
+    });
+  }
+  for (auto& thread : threads) {
+    thread.join();
+  }
+  return errors;
+}
+
+void expect_clean(const std::vector<std::string>& errors) {
+  for (std::size_t rank = 0; rank < errors.size(); ++rank) {
+    EXPECT_EQ(errors[rank], "") << "rank " << rank;
+  }
+}
+
+class CommunicatorSizes : public ::testing::TestWithParam<int> {};
+
+TEST_P(CommunicatorSizes, RanksPassATokenAroundTheRing) {
+  const int size = GetParam();
+  expect_clean(run_ranks(size, [size](Communicator& world) {
+    ASSERT_EQ(world.size(), size);
+    EXPECT_EQ(world.local_size(), size);  // one host
+    EXPECT_EQ(world.local_rank(), world.rank());
+    const int right = (world.rank() + 1) % size;
+    const int left = (world.rank() + size - 1) % size;
+    std::vector<int> token(1000);
+    if (world.rank() == 0) {
+      std::iota(token.begin(), token.end(), 0);
+      world.send(token.data(), token.size() * sizeof(int), right, 3);
+      const Status status = world.recv(token.data(), token.size() * sizeof(int), left, 3);
+      EXPECT_EQ(status.source, left);
+      EXPECT_EQ(status.tag, 3);
+      EXPECT_EQ(status.bytes, token.size() * sizeof(int));
+      for (std::size_t i = 0; i < token.size(); ++i) {
+        ASSERT_EQ(token[i], static_cast<int>(i) + size - 1) << "at " << i;
+      }
+    } else {
+      (void)world.recv(token.data(), token.size() * sizeof(int), left, 3);
+      for (int& value : token) {
+        ++value;
+      }
+      world.send(token.data(), token.size() * sizeof(int), right, 3);
+    }
+  }));
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, CommunicatorSizes, ::testing::Values(1, 2, 3, 5, 8));
+
+TEST(Communicator, WildcardReceivesNameTheSourceAndTag) {
+  expect_clean(run_ranks(4, [](Communicator& world) {
+    if (world.rank() != 0) {
+      const int value = world.rank() * 100;
+      world.send(&value, sizeof(value), 0, world.rank() + 10);
+      return;
+    }
+    std::set<int> sources;
+    for (int i = 0; i < 3; ++i) {
+      int value = 0;
+      const Status status = world.recv(&value, sizeof(value), kAnySource, kAnyTag);
+      EXPECT_EQ(value, status.source * 100);
+      EXPECT_EQ(status.tag, status.source + 10);
+      sources.insert(status.source);
+    }
+    EXPECT_EQ(sources, (std::set<int>{1, 2, 3}));
+  }));
+}
+
+TEST(Communicator, AFloodOfUnexpectedMessagesArrivesInOrder) {
+  constexpr int kMessages = 10'000;
+  expect_clean(run_ranks(2, [](Communicator& world) {
+    if (world.rank() == 1) {
+      std::vector<int> values(kMessages);
+      std::iota(values.begin(), values.end(), 0);
+      std::vector<Request> sends;
+      sends.reserve(kMessages);
+      for (int i = 0; i < kMessages; ++i) {
+        sends.push_back(world.isend(&values[static_cast<std::size_t>(i)], sizeof(int), 0, i % 7));
+      }
+      Request::wait_all(sends);
+      return;
+    }
+    // Let the sender get everything out before any receive is posted.
+    std::this_thread::sleep_for(300ms);
+    for (int i = 0; i < kMessages; ++i) {
+      int value = -1;
+      const Status status = world.recv(&value, sizeof(value), 1, kAnyTag);
+      ASSERT_EQ(value, i);
+      ASSERT_EQ(status.tag, i % 7);
+    }
+  }));
+}
+
+TEST(Communicator, TruncationCancelProbeAndTimeoutsBehaveAsDocumented) {
+  expect_clean(run_ranks(2, [](Communicator& world) {
+    if (world.rank() == 1) {
+      const std::array<char, 16> sixteen{'p', 'r', 'o', 'b', 'e', 'd'};
+      world.send(sixteen.data(), sixteen.size(), 0, 1);
+      world.send(sixteen.data(), sixteen.size(), 0, 2);
+      return;
+    }
+    const Status probed = world.probe(1, 1, 10s);
+    EXPECT_EQ(probed.source, 1);
+    EXPECT_EQ(probed.tag, 1);
+    EXPECT_EQ(probed.bytes, 16U);
+    std::array<char, 16> whole{};
+    (void)world.recv(whole.data(), whole.size(), 1, 1);
+    EXPECT_EQ(std::string(whole.data()), "probed");
+
+    std::array<char, 8> small{};
+    try {
+      (void)world.recv(small.data(), small.size(), 1, 2);
+      ADD_FAILURE() << "a truncated receive did not throw";
+    } catch (const UsageError& error) {
+      EXPECT_NE(std::string(error.what()).find("16 bytes from rank 1"), std::string::npos)
+          << error.what();
+    }
+    EXPECT_EQ(std::string(small.data(), 5), "probe");
+
+    int nothing = 0;
+    Request never = world.irecv(&nothing, sizeof(nothing), 1, 99);
+    EXPECT_THROW((void)never.wait(50ms), TimeoutError);
+    EXPECT_TRUE(never.active());  // still in flight after the timeout
+    EXPECT_TRUE(never.cancel());
+    EXPECT_TRUE(never.wait().cancelled);
+    EXPECT_FALSE(never.active());
+    EXPECT_FALSE(world.iprobe(1, 99));
+  }));
+}
+
+TEST(Communicator, DupAndSplitTrafficNeverMatchesTheParents) {
+  expect_clean(run_ranks(4, [](Communicator& world) {
+    Communicator twin = world.dup();
+    EXPECT_NE(twin.context(), world.context());
+    EXPECT_EQ(twin.rank(), world.rank());
+    // The twin's message, sent between two of the world's with the same tag,
+    // is received first on the twin, and the world's two stay in order.
+    if (world.rank() == 0) {
+      const std::array<int, 3> values{10, 20, 30};
+      world.send(values.data(), sizeof(int), 1, 7);
+      twin.send(&values[1], sizeof(int), 1, 7);
+      world.send(&values[2], sizeof(int), 1, 7);
+    } else if (world.rank() == 1) {
+      int value = 0;
+      (void)twin.recv(&value, sizeof(int), 0, 7);
+      EXPECT_EQ(value, 20);
+      (void)world.recv(&value, sizeof(int), 0, 7);
+      EXPECT_EQ(value, 10);
+      (void)world.recv(&value, sizeof(int), 0, 7);
+      EXPECT_EQ(value, 30);
+    }
+    // Odd and even ranks, ordered by descending world rank.
+    const auto half = world.split(world.rank() % 2, -world.rank());
+    ASSERT_TRUE(half);
+    EXPECT_EQ(half->size(), 2);
+    EXPECT_EQ(half->rank(), world.rank() < 2 ? 1 : 0);
+    EXPECT_EQ(half->world_rank(half->rank()), world.rank());
+    int mine = world.rank();
+    int theirs = -1;
+    Request receive = half->irecv(&theirs, sizeof(int), 1 - half->rank(), 0);
+    half->send(&mine, sizeof(int), 1 - half->rank(), 0);
+    receive.wait();
+    EXPECT_EQ(theirs % 2, world.rank() % 2);
+    EXPECT_NE(theirs, world.rank());
+    const auto none = world.split(world.rank() == 3 ? Communicator::kUndefinedColor : 0, 0);
+    EXPECT_EQ(none.has_value(), world.rank() != 3);
+    if (none) {
+      EXPECT_EQ(none->size(), 3);
+    }
+  }));
+}
+
+TEST(Communicator, WaitAnyAndReleasedRequests) {
+  expect_clean(run_ranks(3, [](Communicator& world) {
+    if (world.rank() != 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(world.rank() == 2 ? 0 : 200));
+      const int value = world.rank();
+      Request send = world.isend(&value, sizeof(value), 0, 5);
+      send.wait();
+      return;
+    }
+    std::array<int, 2> values{-1, -1};
+    std::array<Request, 2> receives{world.irecv(values.data(), sizeof(int), 1, 5),
+                                    world.irecv(&values[1], sizeof(int), 2, 5)};
+    const auto first = Request::wait_any(receives);
+    ASSERT_TRUE(first);
+    EXPECT_EQ(*first, 1U);  // rank 2 sent first
+    EXPECT_EQ(values[1], 2);
+    EXPECT_EQ(Request::wait_any(receives), std::optional<std::size_t>(0));
+    EXPECT_EQ(Request::wait_any(receives), std::nullopt);
+    // A released send still arrives.
+    const int released = 42;  // alive until the receive below has it
+    Request gone = world.isend(&released, sizeof(int), 0, 6);
+    gone.release();
+    EXPECT_FALSE(gone.active());
+    int got = 0;
+    (void)world.recv(&got, sizeof(int), 0, 6);
+    EXPECT_EQ(got, 42);
+  }));
+}
+
+TEST(Communicator, BadArgumentsAreUsageErrorsNamingThem) {
+  expect_clean(run_ranks(2, [](Communicator& world) {
+    int value = 0;
+    try {
+      (void)world.isend(&value, sizeof(int), 2, 0);
+      ADD_FAILURE() << "rank 2 of 2 accepted";
+    } catch (const UsageError& error) {
+      EXPECT_NE(std::string(error.what()).find("rank 2"), std::string::npos) << error.what();
+    }
+    EXPECT_THROW((void)world.isend(&value, sizeof(int), 0, -5), UsageError);
+    EXPECT_THROW((void)world.irecv(&value, sizeof(int), -3, 0), UsageError);
+    EXPECT_THROW((void)world.irecv(nullptr, 4, 0, 0), UsageError);
+    EXPECT_THROW((void)world.split(-7, 0), UsageError);
+  }));
+}
+
+TEST(Communicator, SeveralThreadsSendAndReceiveOnOneCommunicator) {
+  constexpr int kThreads = 4;
+  constexpr int kMessages = 200;
+  expect_clean(run_ranks(2, [](Communicator& world) {
+    std::vector<std::thread> threads;
+    threads.reserve(kThreads);
+    std::atomic<int> wrong{0};
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&world, &wrong, t] {
+        for (int i = 0; i < kMessages; ++i) {
+          int value = t * 1000 + i;
+          if (world.rank() == 0) {
+            world.send(&value, sizeof(int), 1, t);
+          } else {
+            (void)world.recv(&value, sizeof(int), 0, t);
+            wrong += value == t * 1000 + i ? 0 : 1;
+          }
+        }
+      });
+    }
+    for (auto& thread : threads) {
+      thread.join();
+    }
+    EXPECT_EQ(wrong.load(), 0);
+  }));
+}
+
+TEST(Communicator, AnAbortReachesARankBlockedInAReceive) {
+  const auto errors = run_ranks(3, [](Communicator& world) {
+    if (world.rank() == 1) {
+      std::this_thread::sleep_for(100ms);
+      world.abort(9, "test abort");
+      throw std::runtime_error("rank 1 aborted");
+    }
+    int value = 0;
+    try {
+      (void)world.recv(&value, sizeof(int), 1, 0);
+      ADD_FAILURE() << "the receive returned";
+    } catch (const AbortError& error) {
+      EXPECT_EQ(error.rank(), 1);
+      EXPECT_EQ(error.code(), 9);
+    }
+  });
+  EXPECT_EQ(errors[0], "");
+  EXPECT_EQ(errors[1], "rank 1 aborted");
+  EXPECT_EQ(errors[2], "");
+}
+
+}  // namespace
+}  // namespace railyard::comm
