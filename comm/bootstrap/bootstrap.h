@@ -68,7 +68,7 @@ class Bootstrap {
 
   [[nodiscard]] virtual int rank() const noexcept = 0;
   [[nodiscard]] virtual int size() const noexcept = 0;
-  // "root", "pmix" or "mpi".
+  // "root", "pmix", "mpi" or "single" (a job of one rank).
   [[nodiscard]] virtual const char* method() const noexcept = 0;
   // Every rank's descriptor as given when it joined, in rank order.
   [[nodiscard]] virtual const std::vector<Blob>& descriptors() const noexcept = 0;

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "blob_text.h"
+#include "job_check.h"
 #include "railyard/comm/bootstrap/mpi_bootstrap.h"
 #include "railyard/comm/errors.h"
 #include "railyard/common/error.h"
@@ -18,16 +20,11 @@
 namespace {
 
 using railyard::comm::Blob;
+using railyard::testing::blob_text;
+using railyard::testing::text_blob;
 using namespace std::chrono_literals;
 
-int failures = 0;
-
-void check(bool ok, const std::string& what) {
-  if (!ok) {
-    ++failures;
-    fmt::print(stderr, "FAILED: {}\n", what);
-  }
-}
+railyard::testing::JobCheck check;
 
 void check_mpi(int rc, const char* call) {
   if (rc != MPI_SUCCESS) {
@@ -70,15 +67,6 @@ class WorldCollectives final : public railyard::comm::MpiCollectives {
   void abort(int code) noexcept override { MPI_Abort(MPI_COMM_WORLD, code); }
 };
 
-Blob text_blob(const std::string& text) {
-  const auto bytes = std::as_bytes(std::span(text));
-  return {bytes.begin(), bytes.end()};
-}
-
-std::string blob_text(const Blob& blob) {
-  return {reinterpret_cast<const char*>(blob.data()), blob.size()};
-}
-
 int run() {
   const std::string mine(static_cast<std::size_t>(::getpid() % 7), 'x');  // lengths differ
   railyard::comm::MpiBootstrap bootstrap(std::make_unique<WorldCollectives>(), text_blob(mine));
@@ -109,8 +97,8 @@ int run() {
     check(std::string(error.what()).find("no key-value store") != std::string::npos, error.what());
   }
   bootstrap.barrier(30s);
-  fmt::print(stderr, "rank {} of {}: {} failures\n", rank, size, failures);
-  return failures == 0 ? 0 : 1;
+  fmt::print(stderr, "rank {} of {}: {} failures\n", rank, size, check.failures());
+  return check.exit_status();
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "blob_text.h"
+#include "job_check.h"
 #include "railyard/comm/bootstrap/make_bootstrap.h"
 #include "railyard/comm/bootstrap/pmix_bootstrap.h"
 #include "railyard/comm/errors.h"
@@ -16,25 +18,11 @@
 namespace {
 
 using railyard::comm::Blob;
+using railyard::testing::blob_text;
+using railyard::testing::text_blob;
 using namespace std::chrono_literals;
 
-int failures = 0;
-
-void check(bool ok, const std::string& what) {
-  if (!ok) {
-    ++failures;
-    fmt::print(stderr, "FAILED: {}\n", what);
-  }
-}
-
-Blob text_blob(const std::string& text) {
-  const auto bytes = std::as_bytes(std::span(text));
-  return {bytes.begin(), bytes.end()};
-}
-
-std::string blob_text(const Blob& blob) {
-  return {reinterpret_cast<const char*>(blob.data()), blob.size()};
-}
+railyard::testing::JobCheck check;
 
 }  // namespace
 
@@ -84,10 +72,10 @@ int main() {
       check(std::string(error.what()).find("never-set") != std::string::npos, error.what());
     }
     bootstrap->barrier(30s);
-    fmt::print(stderr, "rank {} of {}: {} failures\n", rank, size, failures);
+    fmt::print(stderr, "rank {} of {}: {} failures\n", rank, size, check.failures());
   } catch (const std::exception& error) {
     fmt::print(stderr, "FAILED: {}\n", error.what());
     return 1;
   }
-  return failures == 0 ? 0 : 1;
+  return check.exit_status();
 }

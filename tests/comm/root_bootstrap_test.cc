@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "blob_text.h"
 #include "railyard/comm/errors.h"
 #include "railyard/common/detail/byte_codec.h"
 #include "railyard/common/error.h"
@@ -25,15 +26,8 @@ namespace railyard::comm {
 namespace {
 
 using namespace std::chrono_literals;
-
-Blob text_blob(const std::string& text) {
-  const auto bytes = std::as_bytes(std::span(text));
-  return {bytes.begin(), bytes.end()};
-}
-
-std::string blob_text(const Blob& blob) {
-  return {reinterpret_cast<const char*>(blob.data()), blob.size()};
-}
+using testing::blob_text;
+using testing::text_blob;
 
 BootstrapOptions options_with(std::chrono::milliseconds timeout) {
   BootstrapOptions options;
