@@ -97,6 +97,10 @@ void Communicator::check_peer(int rank, const char* what, bool any_allowed) cons
   }
 }
 
+std::uint64_t Communicator::ignore_for(int tag) {
+  return tag == kAnyTag ? detail::kUserTagMask : 0;
+}
+
 std::uint64_t Communicator::tag_for(int tag, const char* what, bool any_allowed) const {
   if (any_allowed && tag == kAnyTag) {
     return detail::wire_tag(group_->context, false, 0);
@@ -133,41 +137,41 @@ void started_or_failed(const railyard::Status& started, const char* what, int pe
 
 }  // namespace
 
-Request Communicator::isend(const void* data, std::size_t bytes, int dest, int tag) const {
-  check_peer(dest, "isend", false);
-  check_buffer(data, bytes, "isend");
+mrail::PeerId Communicator::peer_of(int rank) const {
+  return rank == kAnySource ? mrail::kAnySource
+                            : world_->peer(group_->members[static_cast<std::size_t>(rank)]);
+}
+
+Request Communicator::start(bool receive, void* data, std::size_t bytes, int peer, int tag,
+                            std::uint64_t wire, std::uint64_t ignore, const char* what) const {
   auto operation = std::make_unique<detail::Operation>();
   operation->world = world_;
   operation->group = group_;
-  operation->peer = dest;
+  operation->receive = receive;
+  operation->peer = peer;
   operation->tag = tag;
-  const std::uint64_t wire = tag_for(tag, "isend", false);
+  operation->capacity = receive ? bytes : 0;
+  mrail::Endpoint& endpoint = world_->endpoint();
   started_or_failed(
-      world_->endpoint().send(operation->request,
-                              world_->peer(group_->members[static_cast<std::size_t>(dest)]), data,
-                              bytes, wire),
-      "isend to", dest);
+      receive ? endpoint.recv(operation->request, peer_of(peer), data, bytes, wire, ignore)
+              : endpoint.send(operation->request, peer_of(peer), data, bytes, wire),
+      what, peer);
   return Request(std::move(operation));
+}
+
+Request Communicator::isend(const void* data, std::size_t bytes, int dest, int tag) const {
+  check_peer(dest, "isend", false);
+  check_buffer(data, bytes, "isend");
+  // The payload is only read; one start() serves both directions.
+  return start(false, const_cast<void*>(data), bytes, dest, tag,  // NOLINT(*-const-cast)
+               tag_for(tag, "isend", false), 0, "isend to");
 }
 
 Request Communicator::irecv(void* data, std::size_t bytes, int source, int tag) const {
   check_peer(source, "irecv", true);
   check_buffer(data, bytes, "irecv");
-  auto operation = std::make_unique<detail::Operation>();
-  operation->world = world_;
-  operation->group = group_;
-  operation->receive = true;
-  operation->peer = source;
-  operation->tag = tag;
-  operation->capacity = bytes;
-  const std::uint64_t wire = tag_for(tag, "irecv", true);
-  const std::uint64_t ignore = tag == kAnyTag ? detail::kUserTagMask : 0;
-  const mrail::PeerId peer = source == kAnySource
-                                 ? mrail::kAnySource
-                                 : world_->peer(group_->members[static_cast<std::size_t>(source)]);
-  started_or_failed(world_->endpoint().recv(operation->request, peer, data, bytes, wire, ignore),
-                    "irecv from", source);
-  return Request(std::move(operation));
+  return start(true, data, bytes, source, tag, tag_for(tag, "irecv", true), ignore_for(tag),
+               "irecv from");
 }
 
 void Communicator::send(const void* data, std::size_t bytes, int dest, int tag) const {
@@ -182,19 +186,14 @@ Status Communicator::recv(void* data, std::size_t bytes, int source, int tag) co
 
 std::optional<Status> Communicator::iprobe(int source, int tag) const {
   check_peer(source, "iprobe", true);
-  const std::uint64_t wire = tag_for(tag, "iprobe", true);
-  const std::uint64_t ignore = tag == kAnyTag ? detail::kUserTagMask : 0;
-  const mrail::PeerId peer = source == kAnySource
-                                 ? mrail::kAnySource
-                                 : world_->peer(group_->members[static_cast<std::size_t>(source)]);
   mrail::ProbeResult found;
-  if (!world_->endpoint().iprobe(peer, wire, ignore, found)) {
+  if (!world_->endpoint().iprobe(peer_of(source), tag_for(tag, "iprobe", true), ignore_for(tag),
+                                 found)) {
     world_->check_job();
     return std::nullopt;
   }
   Status status;
-  const int world_rank = world_->world_rank_of(found.source);
-  status.source = world_rank >= 0 ? group_->rank_of[static_cast<std::size_t>(world_rank)] : -1;
+  status.source = group_->rank_of_world(world_->world_rank_of(found.source));
   status.tag = detail::user_tag(found.tag);
   status.bytes = found.length;
   return status;
@@ -231,31 +230,14 @@ void Communicator::abort(int code, const std::string& reason) const noexcept {
 }
 
 Request Communicator::post_internal_send(const void* data, std::size_t bytes, int dest) const {
-  auto operation = std::make_unique<detail::Operation>();
-  operation->world = world_;
-  operation->group = group_;
-  operation->peer = dest;
-  started_or_failed(
-      world_->endpoint().send(operation->request,
-                              world_->peer(group_->members[static_cast<std::size_t>(dest)]), data,
-                              bytes, detail::wire_tag(group_->context, true, detail::kSplitTag)),
-      "split: send to", dest);
-  return Request(std::move(operation));
+  return start(false, const_cast<void*>(data), bytes, dest, 0,  // NOLINT(*-const-cast)
+               detail::wire_tag(group_->context, true, detail::kSplitTag), 0, "split: send to");
 }
 
 Request Communicator::post_internal_recv(void* data, std::size_t bytes, int source) const {
-  auto operation = std::make_unique<detail::Operation>();
-  operation->world = world_;
-  operation->group = group_;
-  operation->receive = true;
-  operation->peer = source;
-  operation->capacity = bytes;
-  started_or_failed(
-      world_->endpoint().recv(operation->request,
-                              world_->peer(group_->members[static_cast<std::size_t>(source)]), data,
-                              bytes, detail::wire_tag(group_->context, true, detail::kSplitTag)),
-      "split: receive from", source);
-  return Request(std::move(operation));
+  return start(true, data, bytes, source, 0,
+               detail::wire_tag(group_->context, true, detail::kSplitTag), 0,
+               "split: receive from");
 }
 
 }  // namespace railyard::comm

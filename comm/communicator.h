@@ -23,6 +23,7 @@
 #include "railyard/comm/bootstrap/bootstrap.h"
 #include "railyard/comm/communicator_options.h"
 #include "railyard/comm/request.h"
+#include "railyard/transports/mrail/peer_id.h"
 
 namespace railyard::comm {
 
@@ -100,6 +101,14 @@ class Communicator {
 
   void check_peer(int rank, const char* what, bool any_allowed) const;
   [[nodiscard]] std::uint64_t tag_for(int tag, const char* what, bool any_allowed) const;
+  // The bits of the tag a receive or probe for `tag` ignores (kAnyTag: the user's).
+  [[nodiscard]] static std::uint64_t ignore_for(int tag);
+  // The endpoint's peer for a rank here (kAnySource: any peer).
+  [[nodiscard]] mrail::PeerId peer_of(int rank) const;
+  // Builds the Operation and posts it: every send and receive, the user's
+  // and the library's, goes through here.
+  [[nodiscard]] Request start(bool receive, void* data, std::size_t bytes, int peer, int tag,
+                              std::uint64_t wire, std::uint64_t ignore, const char* what) const;
   [[nodiscard]] Status probe_until(int source, int tag,
                                    std::optional<std::chrono::milliseconds> timeout) const;
   // The library's own messages (split), apart from the user's.

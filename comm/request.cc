@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <exception>
+#include <functional>
 
 #include "railyard/comm/detail/tag_layout.h"
 #include "railyard/comm/detail/world.h"
@@ -67,11 +68,7 @@ void Request::finish() {
   status_.cancelled = done.status().code() == StatusCode::kCanceled;
   status_.bytes = done.length();
   if (operation->receive) {
-    const int world_rank = operation->world->world_rank_of(done.peer());
-    const auto& rank_of = operation->group->rank_of;
-    status_.source = world_rank >= 0 && static_cast<std::size_t>(world_rank) < rank_of.size()
-                         ? rank_of[static_cast<std::size_t>(world_rank)]
-                         : kAnySource;
+    status_.source = operation->group->rank_of_world(operation->world->world_rank_of(done.peer()));
     status_.tag = status_.cancelled ? kAnyTag : detail::user_tag(done.tag());
   } else {
     status_.source = operation->peer;
@@ -205,11 +202,15 @@ std::optional<std::size_t> Request::wait_any(std::span<Request> requests,
   return finished;
 }
 
-void Request::wait_all(std::span<Request> requests) {
+namespace {
+
+// Waits for each request with `wait_one`; the others are still waited for
+// after one fails, then the first failure is thrown.
+void wait_each(std::span<Request> requests, const std::function<void(Request&)>& wait_one) {
   std::exception_ptr first;
   for (Request& request : requests) {
     try {
-      request.wait();
+      wait_one(request);
     } catch (...) {
       if (!first) {
         first = std::current_exception();
@@ -221,23 +222,19 @@ void Request::wait_all(std::span<Request> requests) {
   }
 }
 
+}  // namespace
+
+void Request::wait_all(std::span<Request> requests) {
+  wait_each(requests, [](Request& request) { (void)request.wait(); });
+}
+
 void Request::wait_all(std::span<Request> requests, std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
-  std::exception_ptr first;
-  for (Request& request : requests) {
-    try {
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-      request.wait(std::max(left, std::chrono::milliseconds(0)));
-    } catch (...) {
-      if (!first) {
-        first = std::current_exception();
-      }
-    }
-  }
-  if (first) {
-    std::rethrow_exception(first);
-  }
+  wait_each(requests, [deadline](Request& request) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    (void)request.wait(std::max(left, std::chrono::milliseconds(0)));
+  });
 }
 
 }  // namespace railyard::comm

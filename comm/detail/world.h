@@ -27,6 +27,13 @@ struct Group {
   int rank = 0;              // this process's rank in the group
   std::vector<int> members;  // world rank of each group rank
   std::vector<int> rank_of;  // group rank of each world rank, -1 if not a member
+
+  // The group rank of a world rank; -1 when it is not a member or unknown (-1).
+  [[nodiscard]] int rank_of_world(int world_rank) const noexcept {
+    return world_rank >= 0 && static_cast<std::size_t>(world_rank) < rank_of.size()
+               ? rank_of[static_cast<std::size_t>(world_rank)]
+               : -1;
+  }
 };
 
 class World {
