@@ -10,30 +10,10 @@
 #include <cerrno>
 
 #include "railyard/common/detail/errno_text.h"
+#include "railyard/common/detail/unique_fd.h"
 #include "railyard/common/error.h"
 
 namespace railyard::tools {
-namespace {
-
-class Socket {
- public:
-  Socket() : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
-    if (fd_ < 0) {
-      throw Error("socket", errno, fmt::format("socket(AF_INET) failed: {}", errno_text(errno)));
-    }
-  }
-  ~Socket() { ::close(fd_); }
-  Socket(const Socket&) = delete;
-  Socket& operator=(const Socket&) = delete;
-  Socket(Socket&&) = delete;
-  Socket& operator=(Socket&&) = delete;
-  [[nodiscard]] int fd() const noexcept { return fd_; }
-
- private:
-  int fd_;
-};
-
-}  // namespace
 
 std::uint16_t free_tcp_port(const std::string& ipv4_host) {
   sockaddr_in address{};
@@ -42,14 +22,17 @@ std::uint16_t free_tcp_port(const std::string& ipv4_host) {
   if (::inet_pton(AF_INET, ipv4_host.c_str(), &address.sin_addr) != 1) {
     throw ConfigError("host", ipv4_host, "expected an IPv4 address");
   }
-  const Socket socket;
+  const UniqueFd socket(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!socket) {
+    throw Error("socket", errno, "socket(AF_INET) failed: " + errno_text(errno));
+  }
   // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): the sockets API
   auto* generic = reinterpret_cast<sockaddr*>(&address);
-  if (::bind(socket.fd(), generic, sizeof(address)) != 0) {
+  if (::bind(socket.get(), generic, sizeof(address)) != 0) {
     throw Error("bind", errno, fmt::format("bind({}:0) failed: {}", ipv4_host, errno_text(errno)));
   }
   socklen_t length = sizeof(address);
-  if (::getsockname(socket.fd(), generic, &length) != 0) {
+  if (::getsockname(socket.get(), generic, &length) != 0) {
     throw Error("getsockname", errno, fmt::format("getsockname failed: {}", errno_text(errno)));
   }
   return ntohs(address.sin_port);
