@@ -25,10 +25,22 @@ case "${1:-}" in
     ;;
   tidy)
     build=${2:?usage: check-style.sh tidy <build dir>}
-    # Only translation units of ours; headers are covered through them.
+    log="$build/clang-tidy.log"
+    : >"$log"
+    # Only translation units of ours; headers are covered through them. The
+    # static analyzer (clang-analyzer-*) runs over the library, where the
+    # bugs it finds live; over tests and examples it spent 80% of the time
+    # on GoogleTest's macros (47 s against 9 s for one test file), which
+    # put the whole pass past 15 minutes on 2 cores.
+    status=0
     run-clang-tidy -p "$build" -quiet -j "$(nproc)" \
-      "^$(pwd)/(common|transports|topology|comm|mpi_shim|examples|tests)/" >"$build/clang-tidy.log" 2>&1 ||
-      { grep -E 'warning:|error:' "$build/clang-tidy.log" | sort -u; exit 1; }
+      "^$(pwd)/(common|transports|topology|comm|mpi_shim)/" >>"$log" 2>&1 || status=1
+    run-clang-tidy -p "$build" -quiet -j "$(nproc)" -checks='-clang-analyzer-*' \
+      "^$(pwd)/(examples|tests)/" >>"$log" 2>&1 || status=1
+    if [ "$status" -ne 0 ]; then
+      grep -E 'warning:|error:' "$log" | sort -u
+      exit 1
+    fi
     echo "clang-tidy: clean"
     ;;
   *)
