@@ -13,6 +13,9 @@ CommunicatorOptions CommunicatorOptions::from_environment() {
                                        std::chrono::milliseconds(1), std::chrono::hours(24 * 7));
     }
   }
+  if (const auto text = env::get("RAILYARD_PROGRESS_THREAD")) {
+    options.progress_thread = parse_uint("RAILYARD_PROGRESS_THREAD", *text, 0, 1) == 1;
+  }
   return options;
 }
 

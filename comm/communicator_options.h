@@ -14,6 +14,14 @@ struct CommunicatorOptions {
   // RAILYARD_TIMEOUT: a duration, or "none" (the default).
   std::optional<std::chrono::milliseconds> timeout;
 
+  // A thread of the library progresses the endpoint all the time, so
+  // rendezvous transfers, one-sided operations and released requests move
+  // on while every thread of the program computes (asynchronous progress).
+  // It sleeps on the rails between completions, but it competes with the
+  // program's threads for cores and for the endpoint, so small-message
+  // latency grows. RAILYARD_PROGRESS_THREAD: 0 (the default) or 1.
+  bool progress_thread = false;
+
   // Throws ConfigError naming the first invalid variable.
   [[nodiscard]] static CommunicatorOptions from_environment();
 };

@@ -13,11 +13,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Longest stretch a wait progresses before looking at the control plane
-// (aborts, lost ranks) again, and the shorter one used while other threads
-// also wait on the endpoint, so a send from another thread is not held up.
-constexpr std::chrono::milliseconds kLoneSlice{50};
-constexpr std::chrono::milliseconds kSharedSlice{2};
+// Longest stretch a wait progresses before it looks at the control plane
+// (aborts, lost ranks) again.
+constexpr std::chrono::milliseconds kSlice{50};
 
 std::vector<RankCard> decode_cards(const Bootstrap& bootstrap) {
   std::vector<RankCard> cards;
@@ -28,20 +26,6 @@ std::vector<RankCard> decode_cards(const Bootstrap& bootstrap) {
   }
   return cards;
 }
-
-// Counts a thread in a blocking call for as long as it is in it.
-class WaiterCount {
- public:
-  explicit WaiterCount(std::atomic<int>& count) : count_(count) { ++count_; }
-  ~WaiterCount() { --count_; }
-  WaiterCount(const WaiterCount&) = delete;
-  WaiterCount& operator=(const WaiterCount&) = delete;
-  WaiterCount(WaiterCount&&) = delete;
-  WaiterCount& operator=(WaiterCount&&) = delete;
-
- private:
-  std::atomic<int>& count_;
-};
 
 }  // namespace
 
@@ -66,10 +50,15 @@ World::World(std::unique_ptr<Bootstrap> bootstrap, CommunicatorOptions options,
     }
     rank_of_peer_[index] = static_cast<int>(other);
   }
-  log::info("communicator: rank {} of {} (local rank {} of {} on {}), bootstrap {}, {} rail(s)",
-            rank(), size(), host_.local_rank, host_.local_size(),
-            cards[static_cast<std::size_t>(rank())].host, bootstrap_->method(),
-            endpoint_->rail_count());
+  log::info(
+      "communicator: rank {} of {} (local rank {} of {} on {}), bootstrap {}, {} rail(s), "
+      "progress thread {}",
+      rank(), size(), host_.local_rank, host_.local_size(),
+      cards[static_cast<std::size_t>(rank())].host, bootstrap_->method(), endpoint_->rail_count(),
+      options_.progress_thread ? "on" : "off");
+  if (options_.progress_thread) {
+    progress_thread_ = std::make_unique<ProgressThread>(*endpoint_);
+  }
 }
 
 World::~World() {
@@ -86,6 +75,7 @@ World::~World() {
     const std::scoped_lock lock(released_mutex_);
     released_.clear();
   }
+  progress_thread_.reset();
   endpoint_.reset();
 }
 
@@ -101,11 +91,9 @@ void World::check_job() const {
 
 bool World::progress_until(const std::function<bool()>& done,
                            std::optional<Clock::time_point> deadline) {
-  const WaiterCount counted(waiters);
   while (true) {
     const auto now = Clock::now();
-    auto slice = waiters.load() > 1 ? std::chrono::nanoseconds(kSharedSlice)
-                                    : std::chrono::nanoseconds(kLoneSlice);
+    auto slice = std::chrono::nanoseconds(kSlice);
     if (deadline) {
       slice =
           std::clamp<std::chrono::nanoseconds>(*deadline - now, std::chrono::nanoseconds(0), slice);

@@ -3,7 +3,6 @@
 // map between ranks and peers, and the requests the program released.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -14,6 +13,7 @@
 
 #include "railyard/comm/bootstrap/bootstrap.h"
 #include "railyard/comm/communicator_options.h"
+#include "railyard/comm/detail/progress_thread.h"
 #include "railyard/comm/detail/rank_card.h"
 #include "railyard/transports/mrail/endpoint.h"
 
@@ -61,10 +61,11 @@ class World {
   // The world rank of a peer the endpoint reports, -1 if unknown.
   [[nodiscard]] int world_rank_of(mrail::PeerId peer) const noexcept;
 
-  // Progresses until done() or the deadline, in slices short enough that
-  // other threads get the endpoint and that a failure the control plane
-  // reports (an abort, a lost rank) ends the wait. Returns done(); throws
-  // the job's failure (AbortError, RemoteError) when there is one.
+  // Progresses until done() or the deadline, in slices short enough that a
+  // failure the control plane reports (an abort, a lost rank) ends the
+  // wait. Returns done(); throws the job's failure (AbortError,
+  // RemoteError) when there is one. Other threads use the endpoint while
+  // this one sleeps (see mrail::Endpoint).
   bool progress_until(const std::function<bool()>& done,
                       std::optional<std::chrono::steady_clock::time_point> deadline);
   // Throws the job's failure, if the control plane reported one.
@@ -77,10 +78,6 @@ class World {
 
   // Takes a released operation, completed in the background.
   void adopt(std::unique_ptr<Operation> operation);
-
-  // Threads inside a blocking call: with more than one, waits progress in
-  // short slices so the others are not shut out of the endpoint.
-  std::atomic<int> waiters{0};
 
  private:
   void reap_released();
@@ -96,6 +93,7 @@ class World {
   std::uint32_t next_context_ = 1;  // 0 is the world's
   std::mutex released_mutex_;
   std::vector<std::unique_ptr<Operation>> released_;
+  std::unique_ptr<ProgressThread> progress_thread_;  // stopped before the endpoint closes
 };
 
 // One isend or irecv.

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <functional>
@@ -267,32 +268,89 @@ TEST(Communicator, BadArgumentsAreUsageErrorsNamingThem) {
   }));
 }
 
-TEST(Communicator, SeveralThreadsSendAndReceiveOnOneCommunicator) {
+// With and without the progress thread (RAILYARD_PROGRESS_THREAD).
+class CommunicatorThreads : public ::testing::TestWithParam<bool> {
+ protected:
+  static CommunicatorOptions options() {
+    CommunicatorOptions options;
+    options.progress_thread = GetParam();
+    return options;
+  }
+};
+
+TEST_P(CommunicatorThreads, SeveralThreadsSendAndReceiveOnOneCommunicator) {
   constexpr int kThreads = 4;
   constexpr int kMessages = 200;
-  expect_clean(run_ranks(2, [](Communicator& world) {
-    std::vector<std::thread> threads;
-    threads.reserve(kThreads);
-    std::atomic<int> wrong{0};
-    for (int t = 0; t < kThreads; ++t) {
-      threads.emplace_back([&world, &wrong, t] {
-        for (int i = 0; i < kMessages; ++i) {
-          int value = t * 1000 + i;
-          if (world.rank() == 0) {
-            world.send(&value, sizeof(int), 1, t);
-          } else {
-            (void)world.recv(&value, sizeof(int), 0, t);
-            wrong += value == t * 1000 + i ? 0 : 1;
-          }
+  expect_clean(run_ranks(
+      2,
+      [](Communicator& world) {
+        std::vector<std::thread> threads;
+        threads.reserve(kThreads);
+        std::atomic<int> wrong{0};
+        for (int t = 0; t < kThreads; ++t) {
+          threads.emplace_back([&world, &wrong, t] {
+            for (int i = 0; i < kMessages; ++i) {
+              int value = t * 1000 + i;
+              if (world.rank() == 0) {
+                world.send(&value, sizeof(int), 1, t);
+              } else {
+                (void)world.recv(&value, sizeof(int), 0, t);
+                wrong += value == t * 1000 + i ? 0 : 1;
+              }
+            }
+          });
         }
-      });
-    }
-    for (auto& thread : threads) {
-      thread.join();
-    }
-    EXPECT_EQ(wrong.load(), 0);
-  }));
+        for (auto& thread : threads) {
+          thread.join();
+        }
+        EXPECT_EQ(wrong.load(), 0);
+      },
+      options()));
 }
+
+// One thread of each rank sits in a wildcard receive for the whole run
+// while the others exchange large (rendezvous) and small messages in both
+// directions; the last message ends the wildcard receive.
+TEST_P(CommunicatorThreads, AThreadBlockedInAReceiveHoldsUpNoOther) {
+  constexpr int kRounds = 20;
+  constexpr std::size_t kLarge = std::size_t{1} << 20;
+  constexpr int kDoneTag = 99;
+  expect_clean(run_ranks(
+      3,
+      [](Communicator& world) {
+        const int right = (world.rank() + 1) % world.size();
+        const int left = (world.rank() + world.size() - 1) % world.size();
+        int ended_by = -1;
+        Status wildcard;
+        std::thread blocked(
+            [&] { wildcard = world.recv(&ended_by, sizeof(int), kAnySource, kDoneTag); });
+        std::vector<std::byte> out(kLarge);
+        std::vector<std::byte> in(kLarge);
+        int wrong = 0;
+        for (int round = 0; round < kRounds; ++round) {
+          std::fill(out.begin(), out.end(), static_cast<std::byte>(world.rank() * 31 + round));
+          Request recv = world.irecv(in.data(), in.size(), left, round);
+          world.send(out.data(), out.size(), right, round);
+          (void)recv.wait();
+          wrong += std::count(in.begin(), in.end(), static_cast<std::byte>(left * 31 + round)) ==
+                           static_cast<std::ptrdiff_t>(kLarge)
+                       ? 0
+                       : 1;
+        }
+        EXPECT_EQ(wrong, 0);
+        const int me = world.rank();
+        world.send(&me, sizeof(me), right, kDoneTag);
+        blocked.join();
+        EXPECT_EQ(ended_by, left);
+        EXPECT_EQ(wildcard.source, left);
+      },
+      options()));
+}
+
+INSTANTIATE_TEST_SUITE_P(ProgressThread, CommunicatorThreads, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& param) {
+                           return param.param ? std::string("On") : std::string("Off");
+                         });
 
 TEST(Communicator, AnAbortReachesARankBlockedInAReceive) {
   const auto errors = run_ranks(3, [](Communicator& world) {

@@ -139,6 +139,7 @@ Endpoint::Endpoint(Options options)
   }
   address_ = encode_address(address);
   poll_hint_.before_sleep = [this] { repost(); };
+  poll_hint_.lock = &mutex_;
 
   std::string home_reason;
   if (options_.home_rail) {
@@ -363,19 +364,17 @@ bool Endpoint::iprobe(PeerId source, std::uint64_t tag, std::uint64_t ignore, Pr
 
 bool Endpoint::probe(PeerId source, std::uint64_t tag, std::uint64_t ignore, ProbeResult& result,
                      std::chrono::nanoseconds timeout) {
-  const Lock lock(mutex_);
-  const InboundMessage* found = nullptr;
-  progress_until(
+  // Read under the lock, inside the predicate: once the wait returns,
+  // another thread may take the message.
+  return progress_until(
       [&] {
-        found = tagged_->peek_unexpected(source, tag, ignore);
+        const InboundMessage* found = tagged_->peek_unexpected(source, tag, ignore);
+        if (found != nullptr) {
+          result = ProbeResult{found->source, found->tag, found->total};
+        }
         return found != nullptr;
       },
       timeout);
-  if (found == nullptr) {
-    return false;
-  }
-  result = ProbeResult{found->source, found->tag, found->total};
-  return true;
 }
 
 std::size_t Endpoint::progress() {
@@ -383,6 +382,9 @@ std::size_t Endpoint::progress() {
   std::size_t completed = 0;
   for (auto& state : rails_) {
     completed += state->rail->progress();
+  }
+  if (completed != 0) {
+    mutex_.notify_progress();  // threads asleep in a wait look again
   }
   repost();
   return completed;
@@ -399,7 +401,7 @@ bool Endpoint::progress_until(std::span<Endpoint* const> endpoints,
   std::vector<Endpoint*> ordered(endpoints.begin(), endpoints.end());
   std::sort(ordered.begin(), ordered.end(), std::less<>());
   ordered.erase(std::unique(ordered.begin(), ordered.end()), ordered.end());
-  std::vector<std::unique_lock<std::recursive_mutex>> locks;
+  std::vector<std::unique_lock<ProgressLock>> locks;
   locks.reserve(ordered.size());
   for (Endpoint* endpoint : ordered) {
     locks.emplace_back(endpoint->mutex_);
@@ -412,9 +414,10 @@ bool Endpoint::progress_until(std::span<Endpoint* const> endpoints,
 }
 
 bool Endpoint::wait(const Request& request, std::chrono::nanoseconds timeout) {
-  const Lock lock(mutex_);
   return progress_until([&] { return request.done(); }, timeout);
 }
+
+void Endpoint::wake_waiters() { mutex_.wake_sleepers(); }
 
 EndpointCounters Endpoint::counters() const {
   const Lock lock(mutex_);

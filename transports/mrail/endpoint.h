@@ -3,11 +3,15 @@
 // peer whatever rail a message took, tagged and untagged traffic kept apart,
 // and per-rail counters.
 //
-// One thread drives an Endpoint; every call holds the endpoint's lock, so
-// that the process's background-progress thread (Options::background_progress)
-// can progress it between calls, while its user computes. Every operation is
-// non-blocking: it returns a Status saying whether it started, and the
-// Request finishes from progress() (or wait(), or that thread).
+// Any thread may call an Endpoint; every call holds the endpoint's lock, so
+// calls from several threads, and the process's background-progress thread
+// (Options::background_progress) progressing it while its user computes, are
+// serialised. A wait holds the lock only while it polls: it hands it to a
+// thread that asks for it and lets go of it while it sleeps on the rails
+// (see ProgressLock), so a thread posting a send never waits behind another
+// thread's receive. Every operation is non-blocking: it returns a Status
+// saying whether it started, and the Request finishes from progress() (or
+// a wait, in any thread).
 //
 // Protocols (docs/architecture.md, docs/wire-formats.md):
 // - Eager, up to Options::eager_limit: the payload is cut into pieces by the
@@ -44,6 +48,7 @@
 #include "railyard/transports/mrail/request.h"
 #include "railyard/transports/mrail/stripe_plan.h"
 #include "railyard/transports/rail/progress.h"
+#include "railyard/transports/rail/progress_lock.h"
 #include "railyard/transports/rail/rail.h"
 
 namespace railyard::mrail {
@@ -138,7 +143,11 @@ class Endpoint {
   // Progresses every rail once; returns the rail operations completed.
   std::size_t progress();
   // Progresses until done() or the timeout; spins, then blocks on the rails.
+  // done() is called holding the endpoint's lock.
   bool progress_until(const std::function<bool()>& done, std::chrono::nanoseconds timeout);
+  // Wakes every thread asleep in a wait, so it looks at its predicate again
+  // (a progress thread told to stop).
+  void wake_waiters();
   bool wait(const Request& request, std::chrono::nanoseconds timeout);
   // Drives several endpoints from one thread (peers in one process).
   static bool progress_until(std::span<Endpoint* const> endpoints,
@@ -225,7 +234,7 @@ class Endpoint {
 
   // Progresses while no call holds the endpoint (the background thread).
   void background_turn() noexcept;
-  using Lock = std::scoped_lock<std::recursive_mutex>;
+  using Lock = std::scoped_lock<ProgressLock>;
 
   // Requests destroyed in flight (see Request).
   void abandon(Request& request) noexcept;
@@ -242,7 +251,7 @@ class Endpoint {
 
   // Held by every call and every background turn. Recursive: a wait's
   // predicate may call into the endpoint (counters(), a new receive).
-  mutable std::recursive_mutex mutex_;
+  mutable ProgressLock mutex_;
   Options options_;
   std::uint64_t id_ = 0;
   std::size_t home_rail_ = 0;

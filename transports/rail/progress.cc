@@ -19,8 +19,9 @@ constexpr std::chrono::milliseconds kDeferredPostPoll{1};
 // Rails with no wait object are re-polled this often.
 constexpr std::chrono::microseconds kNoWaitObjectSleep{100};
 
-// Sleeps until a rail has work or `budget` passes.
-void block(std::span<Rail* const> rails, std::chrono::nanoseconds budget) {
+// Sleeps until a rail has work or `budget` passes; without `lock` while
+// it sleeps, when there is one.
+void block(std::span<Rail* const> rails, std::chrono::nanoseconds budget, ProgressLock* lock) {
   std::vector<pollfd> fds;
   fds.reserve(rails.size());
   bool short_sleep = false;
@@ -54,6 +55,10 @@ void block(std::span<Rail* const> rails, std::chrono::nanoseconds budget) {
   if (short_sleep) {
     budget = std::min<std::chrono::nanoseconds>(budget, kDeferredPostPoll);
   }
+  if (lock != nullptr) {
+    lock->sleep(fds, budget);
+    return;
+  }
   if (fds.empty()) {
     std::this_thread::sleep_for(budget);
     return;
@@ -75,8 +80,20 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
   const auto deadline =
       timeout >= Clock::time_point::max() - start ? Clock::time_point::max() : start + timeout;
   auto last_activity = start;
+  // Takes in a rail's completions; other threads asleep on the rails must
+  // look at what they finished.
+  const auto take_in = [&poll](Rail& rail) {
+    const std::size_t n = rail.progress();
+    if (n != 0 && poll.lock != nullptr) {
+      poll.lock->notify_progress();
+    }
+    return n;
+  };
   while (true) {
-    std::size_t completed = rails[poll.hot]->progress();
+    if (poll.lock != nullptr && poll.lock->contended()) {
+      poll.lock->hand_over();
+    }
+    std::size_t completed = take_in(*rails[poll.hot]);
     if (completed != 0 && done()) {
       return true;
     }
@@ -87,7 +104,7 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
         if (i == poll.hot) {
           continue;
         }
-        const std::size_t n = rails[i]->progress();
+        const std::size_t n = take_in(*rails[i]);
         if (n != 0) {
           swept += n;
           poll.hot = i;
@@ -121,7 +138,7 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
     // Every rail is polled once more before sleeping: a cold rail may hold
     // the completion that ends the wait.
     for (Rail* rail : rails) {
-      completed += rail->progress();
+      completed += take_in(*rail);
     }
     if (done()) {
       return true;
@@ -130,7 +147,7 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
       last_activity = Clock::now();
       continue;
     }
-    block(rails, std::min<std::chrono::nanoseconds>(deadline - now, policy.max_block));
+    block(rails, std::min<std::chrono::nanoseconds>(deadline - now, policy.max_block), poll.lock);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <functional>
 #include <span>
 
+#include "railyard/transports/rail/progress_lock.h"
 #include "railyard/transports/rail/wait_policy.h"
 
 namespace railyard {
@@ -23,6 +24,11 @@ struct PollHint {
   // Called once the spin is over, before sleeping: work the owner put off
   // the fast path (an endpoint reposts receive buffers here).
   std::function<void()> before_sleep;
+  // The owner's lock, held by the caller, when other threads progress the
+  // same rails: the wait then hands it to a thread that asks for it, lets
+  // go of it while it sleeps, and wakes the other sleepers when it takes
+  // in completions (see ProgressLock).
+  ProgressLock* lock = nullptr;
 };
 
 // Progresses every rail until done() returns true or `timeout` passes, and

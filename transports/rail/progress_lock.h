@@ -1,0 +1,81 @@
+// The lock of an object whose rails several threads progress (a multi-rail
+// endpoint: its user's threads, a progress thread, the background thread).
+//
+// A plain mutex held across a wait shuts every other thread out for as long
+// as the waiter sleeps on the rails, up to its whole timeout: a thread that
+// only wants to post a send waits behind a receive that has nothing to do.
+// So a waiter holds this lock while it polls, hands it over when another
+// thread asks for it, and lets go of it while it sleeps on the rails' wait
+// objects. A thread that takes in completions while others sleep wakes them
+// (each sleeper also polls an eventfd of its own), so a request another
+// thread completed is seen at once, not at the end of the sleep.
+//
+// Recursive, as the endpoint's calls nest (a wait's predicate may call
+// into the endpoint); a thread holding it more than once keeps it while it
+// sleeps, as a plain mutex would.
+#pragma once
+
+#include <poll.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace railyard {
+
+class ProgressLock {
+ public:
+  ProgressLock() = default;
+  ~ProgressLock() = default;
+  ProgressLock(const ProgressLock&) = delete;
+  ProgressLock& operator=(const ProgressLock&) = delete;
+  ProgressLock(ProgressLock&&) = delete;
+  ProgressLock& operator=(ProgressLock&&) = delete;
+
+  // Lockable, recursive.
+  void lock();
+  [[nodiscard]] bool try_lock() noexcept;
+  void unlock() noexcept;
+
+  // For the holder: whether another thread is waiting for the lock.
+  [[nodiscard]] bool contended() const noexcept {
+    return contenders_.load(std::memory_order_relaxed) != 0;
+  }
+  // For the holder: lets the threads waiting for the lock have it, then
+  // takes it back. Does nothing while the lock is held more than once.
+  void hand_over();
+
+  // For the holder: sleeps in ppoll() on `fds` (given back unchanged) until
+  // one is ready, another thread takes in completions (notify_progress),
+  // or `timeout` passes; without the lock when it is held once.
+  void sleep(std::vector<pollfd>& fds, std::chrono::nanoseconds timeout);
+
+  // For the holder, after taking in completions: wakes the threads asleep
+  // in sleep(), each once.
+  void notify_progress() noexcept;
+
+  // Wakes every thread asleep in sleep(), e.g. to stop a progress thread.
+  void wake_sleepers();
+
+ private:
+  struct Sleeper {
+    int wake_fd = -1;
+    bool woken = false;
+  };
+
+  [[nodiscard]] bool held_by_me() const noexcept {
+    return owner_.load(std::memory_order_relaxed) == std::this_thread::get_id();
+  }
+  void take() noexcept;     // after mutex_ was acquired
+  void release() noexcept;  // gives mutex_ up entirely
+
+  std::mutex mutex_;
+  std::atomic<std::thread::id> owner_{};
+  int depth_ = 0;                   // holds by the owner
+  std::atomic<int> contenders_{0};  // threads blocked in lock()
+  std::vector<Sleeper> sleepers_;   // under mutex_
+};
+
+}  // namespace railyard
