@@ -19,6 +19,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "railyard/comm/bootstrap/bootstrap.h"
 #include "railyard/comm/communicator_options.h"
@@ -30,6 +31,7 @@ namespace railyard::comm {
 namespace detail {
 class World;
 struct Group;
+struct WindowState;
 }  // namespace detail
 
 class Communicator {
@@ -97,6 +99,9 @@ class Communicator {
   [[nodiscard]] int world_rank(int rank) const;
 
  private:
+  friend struct detail::WindowState;
+  friend class Window;
+
   Communicator(std::shared_ptr<detail::World> world, std::shared_ptr<const detail::Group> group);
 
   void check_peer(int rank, const char* what, bool any_allowed) const;
@@ -115,6 +120,13 @@ class Communicator {
   [[nodiscard]] Request post_internal_send(const void* data, std::size_t bytes, int dest) const;
   [[nodiscard]] Request post_internal_recv(void* data, std::size_t bytes, int source) const;
   [[nodiscard]] Communicator derive(int color, int key) const;
+  // The library's own collectives over its tag (communicator_exchange.cc),
+  // bounded by the communicator's timeout: every rank's blob in rank order,
+  // and a barrier.
+  [[nodiscard]] std::vector<std::vector<std::byte>> allgather_internal(
+      std::span<const std::byte> blob) const;
+  void barrier_internal() const;
+  [[nodiscard]] detail::World& world_state() const noexcept;
 
   std::shared_ptr<detail::World> world_;
   std::shared_ptr<const detail::Group> group_;

@@ -1,5 +1,5 @@
-// dup() and split(): the members exchange (color, key, context candidate)
-// around a ring over the parent's library tag, then each computes the same
+// dup() and split(): the members allgather (color, key, context candidate)
+// over the parent's library tag, then each computes the same
 // groups and the same new context id (docs/architecture.md, "Communicator").
 #include <fmt/format.h>
 
@@ -32,7 +32,7 @@ EntryBytes encode(const SplitEntry& entry) {
   return out;
 }
 
-SplitEntry decode(const EntryBytes& bytes) {
+SplitEntry decode(std::span<const std::byte> bytes) {
   ByteReader reader(bytes);
   SplitEntry entry;
   entry.color = static_cast<std::int32_t>(reader.u32());
@@ -60,29 +60,17 @@ std::optional<Communicator> Communicator::split(int color, int key) const {
 Communicator Communicator::derive(int color, int key) const {
   const int ranks = size();
   const int me = rank();
-  std::vector<EntryBytes> all(static_cast<std::size_t>(ranks));
-  all[static_cast<std::size_t>(me)] = encode({color, key, world_->context_candidate()});
-  // Ring allgather: at step s, pass on the entry that came from s ranks to
-  // the left. The parent's messages to each peer stay in order, so the
-  // steps cannot mix.
-  const int right = (me + 1) % ranks;
-  const int left = (me + ranks - 1) % ranks;
-  const auto timeout = options().timeout;
-  for (int step = 0; step + 1 < ranks; ++step) {
-    const auto outgoing = static_cast<std::size_t>((me - step + ranks) % ranks);
-    const auto incoming = static_cast<std::size_t>((me - step - 1 + 2 * ranks) % ranks);
-    std::array<Request, 2> exchange{post_internal_recv(all[incoming].data(), kEntryBytes, left),
-                                    post_internal_send(all[outgoing].data(), kEntryBytes, right)};
-    if (timeout) {
-      Request::wait_all(exchange, *timeout);
-    } else {
-      Request::wait_all(exchange);
-    }
-  }
+  const EntryBytes mine = encode({color, key, world_->context_candidate()});
+  const std::vector<std::vector<std::byte>> all = allgather_internal(mine);
   std::vector<SplitEntry> entries;
   entries.reserve(all.size());
   std::uint32_t context = 0;
-  for (const EntryBytes& bytes : all) {
+  for (int other = 0; other < ranks; ++other) {
+    const auto& bytes = all[static_cast<std::size_t>(other)];
+    if (bytes.size() != kEntryBytes) {
+      throw RemoteError(other, fmt::format("split: rank {} sent a {}-byte entry, expected {}",
+                                           other, bytes.size(), kEntryBytes));
+    }
     entries.push_back(decode(bytes));
     context = std::max(context, entries.back().candidate);
   }

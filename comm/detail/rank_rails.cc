@@ -16,7 +16,15 @@ mrail::RailChoice rails_for_rank(const std::vector<RankCard>& cards, const HostP
     return mrail::rails_from_environment();
   }
   try {
-    const auto options = topology::MappingOptions::from_environment();
+    auto options = topology::MappingOptions::from_environment();
+    if (!env::get("RAILYARD_RAILS")) {
+      // A rank must reach every other rank, and a rail reaches only the
+      // ranks with a rail on its network: with two ranks per host, each
+      // with its half of the NICs, rank 0 of one host and rank 1 of the
+      // other would share none. So a rank opens every NIC, its share first
+      // (its home rail, the fixed policy's, stays its own).
+      options.rails.kind = topology::RailsChoice::Kind::kAll;
+    }
     const auto topology = topology::HwlocTopology::from_environment();
     const auto machine = topology::describe_machine(topology);
     // Placements are CPU sets of this machine; with a topology read from a

@@ -14,58 +14,15 @@
 #include <thread>
 #include <vector>
 
-#include "railyard/comm/bootstrap/root_bootstrap.h"
 #include "railyard/comm/errors.h"
-#include "railyard/transports/rstream/listener.h"
-#include "scoped_env.h"
+#include "thread_ranks.h"
 
 namespace railyard::comm {
 namespace {
 
 using namespace std::chrono_literals;
-
-// Runs body(communicator) on `size` threads, one rank each; returns each
-// rank's exception text ("" when it returned).
-std::vector<std::string> run_ranks(int size, const std::function<void(Communicator&)>& body,
-                                   CommunicatorOptions options = {}) {
-  const testing::ScopedEnv rails("FI_OFI_MRAIL_ADDR", "127.0.0.1,127.0.0.2");
-  rstream::Listener listener("127.0.0.1:0");
-  BootstrapOptions bootstrap;
-  bootstrap.root = listener.address().to_string();
-  bootstrap.job_key = "communicator-test";
-  bootstrap.timeout = 30s;
-  std::vector<std::string> errors(static_cast<std::size_t>(size));
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<std::size_t>(size));
-  for (int rank = 0; rank < size; ++rank) {
-    threads.emplace_back([&, rank] {
-      try {
-        Communicator world = Communicator::world(
-            options,
-            [&](std::span<const std::byte> card) -> std::unique_ptr<Bootstrap> {
-              if (rank == 0) {
-                return std::make_unique<RootBootstrap>(std::move(listener), size, card, bootstrap);
-              }
-              return std::make_unique<RootBootstrap>(rank, size, card, bootstrap);
-            },
-            bootstrap.timeout);
-        body(world);
-      } catch (const std::exception& error) {
-        errors[static_cast<std::size_t>(rank)] = error.what();
-      }
-    });
-  }
-  for (auto& thread : threads) {
-    thread.join();
-  }
-  return errors;
-}
-
-void expect_clean(const std::vector<std::string>& errors) {
-  for (std::size_t rank = 0; rank < errors.size(); ++rank) {
-    EXPECT_EQ(errors[rank], "") << "rank " << rank;
-  }
-}
+using railyard::testing::expect_clean;
+using railyard::testing::run_ranks;
 
 class CommunicatorSizes : public ::testing::TestWithParam<int> {};
 

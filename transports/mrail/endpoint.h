@@ -136,6 +136,12 @@ class Endpoint {
   [[nodiscard]] Status get(Request& request, const MultiRegion& local, std::uint64_t local_offset,
                            const RemoteMultiRegion& remote, std::uint64_t remote_offset,
                            std::size_t size);
+  // The same from or into any local buffer: registered for the transfer
+  // through the endpoint's registration cache, as rendezvous buffers are.
+  [[nodiscard]] Status put(Request& request, const void* local, std::size_t size,
+                           const RemoteMultiRegion& remote, std::uint64_t remote_offset);
+  [[nodiscard]] Status get(Request& request, void* local, std::size_t size,
+                           const RemoteMultiRegion& remote, std::uint64_t remote_offset);
   // Completes once every put to `remote` that completed before the call has
   // landed in the peer's memory, on every path.
   [[nodiscard]] Status flush(Request& request, const RemoteMultiRegion& remote);
@@ -228,9 +234,16 @@ class Endpoint {
   void on_post_failure(std::size_t rail, RailPeer address, const Status& status);
 
   // RMA.
-  [[nodiscard]] Status start_rma(Request& request, RequestKind kind, const MultiRegion& local,
-                                 std::uint64_t local_offset, const RemoteMultiRegion& remote,
-                                 std::uint64_t remote_offset, std::size_t size);
+  // The local side of a one-sided transfer: a registered region, or any
+  // buffer (region null) registered through the cache.
+  struct RmaLocal {
+    std::byte* data = nullptr;
+    const MultiRegion* region = nullptr;
+    std::uint64_t region_offset = 0;
+  };
+  [[nodiscard]] Status start_rma(Request& request, RequestKind kind, const RmaLocal& local,
+                                 const RemoteMultiRegion& remote, std::uint64_t remote_offset,
+                                 std::size_t size);
 
   // Progresses while no call holds the endpoint (the background thread).
   void background_turn() noexcept;

@@ -88,19 +88,38 @@ Status Endpoint::put(Request& request, const MultiRegion& local, std::uint64_t l
                      const RemoteMultiRegion& remote, std::uint64_t remote_offset,
                      std::size_t size) {
   const Lock lock(mutex_);
-  return start_rma(request, RequestKind::kPut, local, local_offset, remote, remote_offset, size);
+  return start_rma(request, RequestKind::kPut,
+                   {static_cast<std::byte*>(local.base_), &local, local_offset}, remote,
+                   remote_offset, size);
 }
 
 Status Endpoint::get(Request& request, const MultiRegion& local, std::uint64_t local_offset,
                      const RemoteMultiRegion& remote, std::uint64_t remote_offset,
                      std::size_t size) {
   const Lock lock(mutex_);
-  return start_rma(request, RequestKind::kGet, local, local_offset, remote, remote_offset, size);
+  return start_rma(request, RequestKind::kGet,
+                   {static_cast<std::byte*>(local.base_), &local, local_offset}, remote,
+                   remote_offset, size);
 }
 
-Status Endpoint::start_rma(Request& request, RequestKind kind, const MultiRegion& local,
-                           std::uint64_t local_offset, const RemoteMultiRegion& remote,
-                           std::uint64_t remote_offset, std::size_t size) {
+Status Endpoint::put(Request& request, const void* local, std::size_t size,
+                     const RemoteMultiRegion& remote, std::uint64_t remote_offset) {
+  const Lock lock(mutex_);
+  // Only read from: the request's buffer pointer serves both directions.
+  auto* data = const_cast<std::byte*>(static_cast<const std::byte*>(local));  // NOLINT
+  return start_rma(request, RequestKind::kPut, {data, nullptr, 0}, remote, remote_offset, size);
+}
+
+Status Endpoint::get(Request& request, void* local, std::size_t size,
+                     const RemoteMultiRegion& remote, std::uint64_t remote_offset) {
+  const Lock lock(mutex_);
+  return start_rma(request, RequestKind::kGet, {static_cast<std::byte*>(local), nullptr, 0}, remote,
+                   remote_offset, size);
+}
+
+Status Endpoint::start_rma(Request& request, RequestKind kind, const RmaLocal& local,
+                           const RemoteMultiRegion& remote, std::uint64_t remote_offset,
+                           std::size_t size) {
   const char* what = to_string(kind);
   if (request.in_flight()) {
     return {StatusCode::kInvalidArgument,
@@ -109,28 +128,49 @@ Status Endpoint::start_rma(Request& request, RequestKind kind, const MultiRegion
   if (auto status = check_peer(remote.peer_, what); !status.ok()) {
     return status;
   }
-  if (local.rails_.size() != rails_.size()) {
+  if (local.region != nullptr && local.region->rails_.size() != rails_.size()) {
     return {StatusCode::kInvalidArgument,
             fmt::format("{}: the local region was not registered with this endpoint", what)};
   }
-  if (local_offset > local.length_ || size > local.length_ - local_offset ||
+  const std::uint64_t local_length = local.region != nullptr ? local.region->length_ : size;
+  if (local.region_offset > local_length || size > local_length - local.region_offset ||
       remote_offset > remote.length_ || size > remote.length_ - remote_offset) {
-    return {StatusCode::kInvalidArgument,
-            fmt::format("{} of {} bytes from offset {} to offset {} exceeds the local ({} bytes) "
-                        "or remote ({} bytes) region",
-                        what, size, local_offset, remote_offset, local.length_, remote.length_)};
+    return {
+        StatusCode::kInvalidArgument,
+        fmt::format("{} of {} bytes from offset {} to offset {} exceeds the local ({} bytes) "
+                    "or remote ({} bytes) region",
+                    what, size, local.region_offset, remote_offset, local_length, remote.length_)};
   }
   Peer& peer = *peer_of(remote.peer_);
-  request.start(kind, remote.peer_, static_cast<std::byte*>(local.base_) + local_offset, size);
-  request.length_ = size;
-  request.large_ = std::make_unique<LargeTransfer>();
-  request.large_->peer = peer.id;
-  track(request);
-
   std::vector<StripePiece> pieces;
   if (size != 0) {
     peer.plan.split(size, peer.next_path++, pieces);
   }
+  // An unregistered buffer is registered on each rail the pieces use
+  // before anything starts, so a refused registration starts nothing.
+  auto transfer = std::make_unique<LargeTransfer>();
+  transfer->peer = peer.id;
+  std::vector<int> lease_of_rail(rails_.size(), -1);
+  if (local.region == nullptr) {
+    try {
+      for (const auto& piece : pieces) {
+        const std::size_t rail = peer.paths[piece.path].local_rail;
+        if (lease_of_rail[rail] < 0) {
+          lease_of_rail[rail] = static_cast<int>(transfer->leases.size());
+          transfer->leases.push_back(rails_[rail]->cache->acquire(local.data, size));
+        }
+      }
+    } catch (const Error& error) {
+      return {StatusCode::kIoError,
+              fmt::format("{}: registering the local buffer: {}", what, error.what())};
+    }
+  }
+  std::byte* const data = local.data + local.region_offset;
+  request.start(kind, remote.peer_, data, size);
+  request.length_ = size;
+  request.large_ = std::move(transfer);
+  track(request);
+
   // Open while posting, so a piece failing at once cannot finish it early.
   request.pending_ = 1;
   const PieceKind piece_kind = kind == RequestKind::kPut ? PieceKind::kPut : PieceKind::kGet;
@@ -138,7 +178,11 @@ Status Endpoint::start_rma(Request& request, RequestKind kind, const MultiRegion
     const Path& path = peer.paths[piece.path];
     Rail& rail = *rails_[path.local_rail]->rail;
     const MutableBuffer buffer =
-        local.rails_[path.local_rail].slice(local_offset + piece.offset, piece.length);
+        local.region != nullptr
+            ? local.region->rails_[path.local_rail].slice(local.region_offset + piece.offset,
+                                                          piece.length)
+            : request.large_->leases[static_cast<std::size_t>(lease_of_rail[path.local_rail])]
+                  .buffer(data + piece.offset, piece.length);
     auto op = std::make_unique<PieceOp>(*this, request, path.local_rail, piece.length, piece_kind);
     const RemoteRegion& target = *remote.paths_[piece.path];
     const Status posted =
