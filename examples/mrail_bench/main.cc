@@ -204,6 +204,7 @@ int run(int argc, char** argv) {
   std::size_t ofi_mrail_limit_s = 20;
   std::size_t rounds = 1;
   std::size_t latency_iterations = MeasureSettings{}.latency_iterations;
+  bool communicator = false;
   Hosts hosts;
   hosts.netns_a = env::get_or("RAILYARD_NETNS_A", "");
   hosts.netns_b = env::get_or("RAILYARD_NETNS_B", "");
@@ -261,6 +262,9 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--mpi-agent", openmpi.agent, "mpirun-netns-agent.sh")->capture_default_str();
   app.add_option("--json", json_path, "also write every result to this JSON file");
+  app.add_flag("--communicator", communicator,
+               "also measure each policy through a Communicator of two ranks (comm-<policy>), "
+               "beside the endpoint it is built on");
   CLI11_PARSE(app, argc, argv);
 
   MeasureSettings settings;
@@ -309,6 +313,9 @@ int run(int argc, char** argv) {
     const std::string table = policy == "default" ? mrail::PolicyTable::kDefault : "-1:" + policy;
     (void)mrail::PolicyTable::parse("--policies", table);  // reject unknown policies now
     subjects.push_back({policy, Subject::Kind::kRailyard, table, true});
+    if (communicator) {
+      subjects.push_back({"comm-" + policy, Subject::Kind::kCommunicator, table, true});
+    }
   }
   if (wants("ofi_mrail")) {
     subjects.push_back({"ofi_mrail", Subject::Kind::kOfiMrail, "", true});
@@ -373,6 +380,14 @@ int run(int argc, char** argv) {
               4096, 32768, false);
   print_ratio("openmpi / raw, 4-32 KiB", {"openmpi"}, "raw", 4096, 32768, false);
   print_ratio("fixed / raw latency, up to 4 KiB", {"fixed"}, "raw", 0, 4096, true);
+  if (communicator) {
+    for (const auto& policy : split_list("--policies", policies)) {
+      print_ratio(fmt::format("comm-{0} / {0}, 64 KiB and up", policy), {"comm-" + policy}, policy,
+                  65536, kMax, false);
+      print_ratio(fmt::format("comm-{0} / {0} latency, up to 4 KiB", policy), {"comm-" + policy},
+                  policy, 0, 4096, true);
+    }
+  }
   std::cout << "#\n";
 
   for (const auto& result : results) {

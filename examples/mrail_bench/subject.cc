@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "communicator_transport.h"
 #include "mrail_transport.h"
 #include "ofi_mrail_transport.h"
 #include "rails_transport.h"
@@ -46,7 +47,7 @@ std::string join(const std::vector<std::string>& items) {
 
 std::unique_ptr<BenchTransport> make_transport(const Subject& subject,
                                                const std::vector<std::string>& rails,
-                                               const MeasureSettings& settings) {
+                                               const MeasureSettings& settings, bool initiator) {
   std::uint64_t largest = 1;
   for (const auto size : settings.sizes) {
     largest = std::max(largest, size);
@@ -64,6 +65,9 @@ std::unique_ptr<BenchTransport> make_transport(const Subject& subject,
       options.policies = mrail::PolicyTable::parse("--policies", subject.policy_table);
       return std::make_unique<MrailTransport>(std::move(options), largest, slots);
     }
+    case Subject::Kind::kCommunicator:
+      return std::make_unique<CommunicatorTransport>(initiator, rails, subject.policy_table,
+                                                     largest, slots, settings.timeout);
     case Subject::Kind::kOfiMrail:
       // Read by the provider when libfabric loads: this process has not
       // called libfabric yet.
@@ -106,7 +110,7 @@ SubjectResult run_subject(const Subject& subject, const Hosts& hosts,
       try {
         enter_namespace(initiator ? hosts.netns_a : hosts.netns_b);
         auto transport =
-            make_transport(subject, initiator ? hosts.rails_a : hosts.rails_b, settings);
+            make_transport(subject, initiator ? hosts.rails_a : hosts.rails_b, settings, initiator);
         // The initiator speaks first, so the exchange cannot deadlock.
         if (initiator) {
           peer.send(transport->address());

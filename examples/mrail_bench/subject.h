@@ -20,10 +20,10 @@ struct Hosts {
 };
 
 struct Subject {
-  enum class Kind { kRawRail, kParallelRails, kRailyard, kOfiMrail, kOpenMpi };
+  enum class Kind { kRawRail, kParallelRails, kRailyard, kCommunicator, kOfiMrail, kOpenMpi };
   std::string name;
   Kind kind = Kind::kRailyard;
-  std::string policy_table;  // kRailyard: FI_OFI_MRAIL_CONFIG
+  std::string policy_table;  // kRailyard, kCommunicator: FI_OFI_MRAIL_CONFIG
   bool tagged = true;        // kOfiMrail
 };
 

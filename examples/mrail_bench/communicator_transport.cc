@@ -1,0 +1,103 @@
+#include "communicator_transport.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "railyard/comm/bootstrap/root_bootstrap.h"
+
+namespace railyard::bench {
+namespace {
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) {
+    out += (out.empty() ? "" : ",") + item;
+  }
+  return out;
+}
+
+}  // namespace
+
+CommunicatorTransport::CommunicatorTransport(bool root, const std::vector<std::string>& rails,
+                                             const std::string& policy_table, std::size_t max_size,
+                                             std::size_t slots, std::chrono::milliseconds timeout)
+    : root_(root),
+      timeout_(timeout),
+      buffer_(std::max<std::size_t>(max_size, 1)),
+      requests_(slots) {
+  // Each subject runs in a process of its own, single-threaded here.
+  ::setenv("FI_OFI_MRAIL_ADDR", join(rails).c_str(), 1);     // NOLINT(concurrency-mt-unsafe)
+  ::setenv("FI_OFI_MRAIL_CONFIG", policy_table.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+  if (root_) {
+    listener_.emplace(rails.front() + ":0");
+    root_address_ = listener_->address().to_string();
+  }
+}
+
+std::vector<std::byte> CommunicatorTransport::address() {
+  const auto* bytes = reinterpret_cast<const std::byte*>(root_address_.data());  // NOLINT
+  return root_ ? std::vector<std::byte>(bytes, bytes + root_address_.size())
+               : std::vector<std::byte>{};
+}
+
+void CommunicatorTransport::connect(std::span<const std::byte> peer_address) {
+  if (root_) {
+    (void)joined();
+    return;
+  }
+  root_address_.assign(reinterpret_cast<const char*>(peer_address.data()),  // NOLINT
+                       peer_address.size());
+}
+
+comm::Communicator& CommunicatorTransport::joined() {
+  if (world_) {
+    return *world_;
+  }
+  comm::BootstrapOptions bootstrap;
+  bootstrap.root = root_address_;
+  bootstrap.job_key = "railyard-mrail-bench";
+  bootstrap.timeout = timeout_;
+  world_.emplace(comm::Communicator::world(
+      comm::CommunicatorOptions{},
+      [&](std::span<const std::byte> card) -> std::unique_ptr<comm::Bootstrap> {
+        if (root_) {
+          return std::make_unique<comm::RootBootstrap>(std::move(*listener_), 2, card, bootstrap);
+        }
+        return std::make_unique<comm::RootBootstrap>(1, 2, card, bootstrap);
+      },
+      timeout_));
+  return *world_;
+}
+
+void CommunicatorTransport::post_send(std::size_t slot, std::size_t size, std::uint64_t tag) {
+  comm::Communicator& world = joined();
+  requests_[slot] = world.isend(buffer_.data(), size, 1 - world.rank(),
+                                static_cast<int>(tag % comm::Communicator::kMaxTag));
+  posted_.push_back(slot);
+}
+
+void CommunicatorTransport::post_recv(std::size_t slot, std::size_t size, std::uint64_t tag) {
+  comm::Communicator& world = joined();
+  requests_[slot] = world.irecv(buffer_.data(), size, 1 - world.rank(),
+                                static_cast<int>(tag % comm::Communicator::kMaxTag));
+  posted_.push_back(slot);
+}
+
+void CommunicatorTransport::wait_all(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  try {
+    for (const std::size_t slot : posted_) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      (void)requests_[slot].wait(std::max(left, std::chrono::milliseconds(0)));
+    }
+  } catch (const std::exception& error) {
+    throw std::runtime_error(fmt::format("communicator: {}", error.what()));
+  }
+  posted_.clear();
+}
+
+}  // namespace railyard::bench
