@@ -23,13 +23,6 @@ std::string describe(const detail::Operation& operation) {
   return fmt::format("{} {} ({}, context {})", what, peer, tag, operation.group->context);
 }
 
-std::optional<Clock::time_point> deadline_after(std::optional<std::chrono::milliseconds> timeout) {
-  if (!timeout) {
-    return std::nullopt;
-  }
-  return Clock::now() + *timeout;
-}
-
 // The typed error of a failed operation whose status is `status`.
 [[noreturn]] void throw_failed(const detail::Operation& operation, const Status& status,
                                std::uint64_t message_length) {
@@ -109,7 +102,7 @@ const Status& Request::wait(std::chrono::milliseconds timeout) {
   }
   const detail::Operation* operation = operation_.get();
   const auto deadline =
-      timeout == std::chrono::milliseconds::max() ? std::nullopt : deadline_after(timeout);
+      timeout == std::chrono::milliseconds::max() ? std::nullopt : detail::deadline_after(timeout);
   if (!operation_->world->progress_until([operation] { return operation->request.done(); },
                                          deadline)) {
     throw TimeoutError(
@@ -191,7 +184,7 @@ std::optional<std::size_t> Request::wait_any(std::span<Request> requests,
     return false;
   };
   const auto deadline =
-      timeout == std::chrono::milliseconds::max() ? std::nullopt : deadline_after(timeout);
+      timeout == std::chrono::milliseconds::max() ? std::nullopt : detail::deadline_after(timeout);
   if (!world->progress_until(any_done, deadline)) {
     throw TimeoutError(
         fmt::format("wait_any: none of {} requests finished within {} ms; they are "

@@ -47,10 +47,7 @@ struct WindowState {
   [[nodiscard]] World& world() const { return comm.world_state(); }
   [[nodiscard]] mrail::Endpoint& endpoint() const { return world().endpoint(); }
   [[nodiscard]] std::optional<Clock::time_point> deadline() const {
-    if (const auto timeout = comm.options().timeout) {
-      return Clock::now() + *timeout;
-    }
-    return std::nullopt;
+    return deadline_after(comm.options().timeout);
   }
 
   void check_rank(int rank, const char* what) const {

@@ -36,6 +36,15 @@ struct Group {
   }
 };
 
+// When a wait bounded by `timeout` (none: unbounded) started now ends.
+inline std::optional<std::chrono::steady_clock::time_point> deadline_after(
+    std::optional<std::chrono::milliseconds> timeout) {
+  if (!timeout) {
+    return std::nullopt;
+  }
+  return std::chrono::steady_clock::now() + *timeout;
+}
+
 class World {
  public:
   // Opens this rank's endpoint on the rails mapped for it and exchanges

@@ -5,21 +5,11 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "railyard/comm/bootstrap/root_bootstrap.h"
 
 namespace railyard::bench {
-namespace {
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) {
-    out += (out.empty() ? "" : ",") + item;
-  }
-  return out;
-}
-
-}  // namespace
 
 CommunicatorTransport::CommunicatorTransport(bool root, const std::vector<std::string>& rails,
                                              const std::string& policy_table, std::size_t max_size,
@@ -29,7 +19,8 @@ CommunicatorTransport::CommunicatorTransport(bool root, const std::vector<std::s
       buffer_(std::max<std::size_t>(max_size, 1)),
       requests_(slots) {
   // Each subject runs in a process of its own, single-threaded here.
-  ::setenv("FI_OFI_MRAIL_ADDR", join(rails).c_str(), 1);     // NOLINT(concurrency-mt-unsafe)
+  const std::string addresses = fmt::format("{}", fmt::join(rails, ","));
+  ::setenv("FI_OFI_MRAIL_ADDR", addresses.c_str(), 1);       // NOLINT(concurrency-mt-unsafe)
   ::setenv("FI_OFI_MRAIL_CONFIG", policy_table.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
   if (root_) {
     listener_.emplace(rails.front() + ":0");

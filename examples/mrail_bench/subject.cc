@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "communicator_transport.h"
@@ -37,14 +38,6 @@ void enter_namespace(const std::string& name) {
   ::close(fd);
 }
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) {
-    out += (out.empty() ? "" : ",") + item;
-  }
-  return out;
-}
-
 std::unique_ptr<BenchTransport> make_transport(const Subject& subject,
                                                const std::vector<std::string>& rails,
                                                const MeasureSettings& settings, bool initiator) {
@@ -68,12 +61,14 @@ std::unique_ptr<BenchTransport> make_transport(const Subject& subject,
     case Subject::Kind::kCommunicator:
       return std::make_unique<CommunicatorTransport>(initiator, rails, subject.policy_table,
                                                      largest, slots, settings.timeout);
-    case Subject::Kind::kOfiMrail:
+    case Subject::Kind::kOfiMrail: {
       // Read by the provider when libfabric loads: this process has not
       // called libfabric yet.
-      ::setenv("FI_OFI_MRAIL_ADDR", join(rails).c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+      const std::string addresses = fmt::format("{}", fmt::join(rails, ","));
+      ::setenv("FI_OFI_MRAIL_ADDR", addresses.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
       return std::make_unique<OfiMrailTransport>(default_provider() + ";ofi_mrail", subject.tagged,
                                                  largest, slots);
+    }
     case Subject::Kind::kOpenMpi:
       break;
   }
