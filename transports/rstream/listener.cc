@@ -178,12 +178,16 @@ std::optional<Channel> Listener::accept(std::chrono::milliseconds timeout) {
         return Channel(std::move(core));
       }
     }
+    // Arms the event queue's wait object (it stays signalled until a
+    // trywait resets it), so fd() polls readable only on a new event.
+    std::array<fid*, 1> fids{&state_->eq.get()->fid};
+    const bool events_pending =
+        fi_trywait(state_->fabric->fabric().get(), fids.data(), 1) == -FI_EAGAIN;
     const auto now = detail::Clock::now();
     if (now >= deadline) {
       return std::nullopt;
     }
-    std::array<fid*, 1> fids{&state_->eq.get()->fid};
-    if (fi_trywait(state_->fabric->fabric().get(), fids.data(), 1) == -FI_EAGAIN) {
+    if (events_pending) {
       continue;
     }
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now);
