@@ -87,6 +87,14 @@ int Communicator::world_rank(int rank) const {
   return group_->members[static_cast<std::size_t>(rank)];
 }
 
+bool Communicator::shares_memory_with(int rank) const {
+  check_peer(rank, "shares_memory_with", false);
+  const auto paths = world_->endpoint().paths(peer_of(rank));
+  return !paths.empty() && paths.front().same_host;
+}
+
+mrail::EndpointCounters Communicator::counters() const { return world_->endpoint().counters(); }
+
 void Communicator::check_peer(int rank, const char* what, bool any_allowed) const {
   if (any_allowed && rank == kAnySource) {
     return;

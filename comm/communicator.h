@@ -24,6 +24,7 @@
 #include "railyard/comm/bootstrap/bootstrap.h"
 #include "railyard/comm/communicator_options.h"
 #include "railyard/comm/request.h"
+#include "railyard/transports/mrail/counters.h"
 #include "railyard/transports/mrail/peer_id.h"
 
 namespace railyard::comm {
@@ -97,6 +98,14 @@ class Communicator {
 
   // The world rank of a rank of this communicator.
   [[nodiscard]] int world_rank(int rank) const;
+
+  // Whether messages to and from a rank go through shared memory (it is on
+  // this host and RAILYARD_SHM let it) rather than the rails.
+  [[nodiscard]] bool shares_memory_with(int rank) const;
+  // What this process's endpoint has moved over each rail, every
+  // communicator of the job together; the same-host rail is flagged
+  // host_only.
+  [[nodiscard]] mrail::EndpointCounters counters() const;
 
  private:
   friend struct detail::WindowState;

@@ -2,8 +2,21 @@
 
 #include "railyard/common/detail/env.h"
 #include "railyard/common/detail/parse.h"
+#include "railyard/common/error.h"
 
 namespace railyard::comm {
+
+const char* to_string(SharedMemoryMode mode) noexcept {
+  switch (mode) {
+    case SharedMemoryMode::kAuto:
+      return "auto";
+    case SharedMemoryMode::kOn:
+      return "on";
+    case SharedMemoryMode::kOff:
+      return "off";
+  }
+  return "?";
+}
 
 CommunicatorOptions CommunicatorOptions::from_environment() {
   CommunicatorOptions options;
@@ -15,6 +28,18 @@ CommunicatorOptions CommunicatorOptions::from_environment() {
   }
   if (const auto text = env::get("RAILYARD_PROGRESS_THREAD")) {
     options.progress_thread = parse_uint("RAILYARD_PROGRESS_THREAD", *text, 0, 1) == 1;
+  }
+  if (const auto text = env::get("RAILYARD_SHM")) {
+    const std::string_view value = trim(*text);
+    if (iequals(value, "auto")) {
+      options.shared_memory = SharedMemoryMode::kAuto;
+    } else if (iequals(value, "on")) {
+      options.shared_memory = SharedMemoryMode::kOn;
+    } else if (iequals(value, "off")) {
+      options.shared_memory = SharedMemoryMode::kOff;
+    } else {
+      throw ConfigError("RAILYARD_SHM", *text, "expected auto, on or off");
+    }
   }
   return options;
 }

@@ -7,6 +7,15 @@
 
 namespace railyard::comm {
 
+// Whether ranks on the same host talk over shared memory (libfabric's shm).
+enum class SharedMemoryMode {
+  kAuto,  // when this host has other ranks; if it cannot, warn and use the rails
+  kOn,    // the same, but a failure to set it up is an error
+  kOff,   // every peer over the rails (the loopback interface for local ones)
+};
+
+[[nodiscard]] const char* to_string(SharedMemoryMode mode) noexcept;
+
 struct CommunicatorOptions {
   // How long a blocking call (wait, send, recv, probe, split) waits before
   // it throws TimeoutError; unset waits as long as it takes (a dead peer
@@ -21,6 +30,11 @@ struct CommunicatorOptions {
   // program's threads for cores and for the endpoint, so small-message
   // latency grows. RAILYARD_PROGRESS_THREAD: 0 (the default) or 1.
   bool progress_thread = false;
+
+  // Peers on the same host (same host identity, see host_identity.h) take
+  // shared memory, the others the rails; the choice is per peer.
+  // RAILYARD_SHM: auto (the default), on or off.
+  SharedMemoryMode shared_memory = SharedMemoryMode::kAuto;
 
   // Throws ConfigError naming the first invalid variable.
   [[nodiscard]] static CommunicatorOptions from_environment();

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "railyard/comm/detail/rank_rails.h"
+#include "railyard/comm/detail/shared_memory.h"
 #include "railyard/comm/errors.h"
 #include "railyard/common/detail/log.h"
 
@@ -34,8 +35,10 @@ World::World(std::unique_ptr<Bootstrap> bootstrap, CommunicatorOptions options,
     : options_(options), setup_timeout_(setup_timeout), bootstrap_(std::move(bootstrap)) {
   const std::vector<RankCard> cards = decode_cards(*bootstrap_);
   host_ = host_peers(cards, rank());
-  endpoint_ = std::make_unique<mrail::Endpoint>(
-      mrail::Options::from_environment(rails_for_rank(cards, host_)));
+  auto endpoint_options = mrail::Options::from_environment(rails_for_rank(cards, host_));
+  endpoint_options.host_rail =
+      host_rail_for(options_.shared_memory, host_, cards[static_cast<std::size_t>(rank())].host);
+  endpoint_ = std::make_unique<mrail::Endpoint>(std::move(endpoint_options));
   const std::vector<Blob> addresses = bootstrap_->allgather(endpoint_->address(), setup_timeout);
   peers_.reserve(addresses.size());
   for (std::size_t other = 0; other < addresses.size(); ++other) {
@@ -50,12 +53,18 @@ World::World(std::unique_ptr<Bootstrap> bootstrap, CommunicatorOptions options,
     }
     rank_of_peer_[index] = static_cast<int>(other);
   }
+  unsigned same_host = 0;
+  for (std::size_t other = 0; other < peers_.size(); ++other) {
+    const auto paths = endpoint_->paths(peers_[other]);
+    same_host += static_cast<unsigned>(!paths.empty() && paths.front().same_host &&
+                                       static_cast<int>(other) != rank());
+  }
   log::info(
       "communicator: rank {} of {} (local rank {} of {} on {}), bootstrap {}, {} rail(s), "
-      "progress thread {}",
+      "{} peer(s) over shared memory, progress thread {}",
       rank(), size(), host_.local_rank, host_.local_size(),
-      cards[static_cast<std::size_t>(rank())].host, bootstrap_->method(), endpoint_->rail_count(),
-      options_.progress_thread ? "on" : "off");
+      cards[static_cast<std::size_t>(rank())].host, bootstrap_->method(),
+      endpoint_->network_rail_count(), same_host, options_.progress_thread ? "on" : "off");
   if (options_.progress_thread) {
     progress_thread_ = std::make_unique<ProgressThread>(*endpoint_);
   }

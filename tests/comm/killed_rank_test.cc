@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -15,6 +16,7 @@
 #include "railyard/comm/bootstrap/root_bootstrap.h"
 #include "railyard/comm/communicator.h"
 #include "railyard/comm/errors.h"
+#include "railyard/transports/shm/stale_regions.h"
 #include "railyard_tools/forked_peer.h"
 #include "railyard_tools/free_port.h"
 #include "scoped_env.h"
@@ -87,6 +89,17 @@ void rank_body(Pipe& pipe, int rank, int victim, const BootstrapOptions& bootstr
   pipe.send_text(outcome);
 }
 
+// The /dev/shm regions a process made.
+std::size_t regions_of(pid_t pid) {
+  std::size_t count = 0;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm", error)) {
+    const auto owner = shm::owner_of_region(entry.path().filename().string());
+    count += owner && owner->pid == pid ? 1 : 0;
+  }
+  return count;
+}
+
 class KilledRank : public ::testing::TestWithParam<int> {};
 
 TEST_P(KilledRank, EveryOtherRankGetsAnErrorNamingIt) {
@@ -106,8 +119,13 @@ TEST_P(KilledRank, EveryOtherRankGetsAnErrorNamingIt) {
     ASSERT_EQ(ranks[static_cast<std::size_t>(rank)]->pipe().receive_text(kStep), "ready")
         << "rank " << rank;
   }
+  const pid_t victim_pid = ranks[static_cast<std::size_t>(victim)]->pid();
   const int killed = ranks[static_cast<std::size_t>(victim)]->kill_and_wait();
   EXPECT_EQ(killed, -SIGKILL);
+  // Killed outright, the victim left its shared-memory region; the next
+  // job's cleanup (run here directly) removes it.
+  (void)shm::remove_stale_regions();
+  EXPECT_EQ(regions_of(victim_pid), 0U) << "the killed rank's /dev/shm region is still there";
   for (int rank = 0; rank < kSize; ++rank) {
     if (rank != victim) {
       ranks[static_cast<std::size_t>(rank)]->pipe().send_text("go");

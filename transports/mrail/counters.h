@@ -12,6 +12,7 @@ namespace railyard::mrail {
 
 struct RailTraffic {
   std::string name;
+  bool host_only = false;  // the same-host rail (shared memory)
   // Messages that put at least one piece on this rail (sender side).
   std::uint64_t messages_sent = 0;
   // Eager payload sent, and RMA bytes written or read, through this rail.

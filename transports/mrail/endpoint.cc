@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <optional>
 #include <random>
 
 #include <fmt/format.h>
@@ -33,9 +34,10 @@ std::uint64_t random_id() {
 }
 
 void validate(const Options& options) {
-  if (options.rails.empty() || options.rails.size() > kMaxRails) {
+  const std::size_t network_limit = options.host_rail ? kMaxRails - 1 : kMaxRails;
+  if (options.rails.empty() || options.rails.size() > network_limit) {
     throw ConfigError("rails", std::to_string(options.rails.size()),
-                      fmt::format("expected 1 to {} rails", kMaxRails));
+                      fmt::format("expected 1 to {} rails", network_limit));
   }
   if (!options.rail_weights.empty() && options.rail_weights.size() != options.rails.size()) {
     throw ConfigError(
@@ -87,55 +89,22 @@ Endpoint::Endpoint(Options options)
       untagged_(std::make_unique<MatchingEngine>()) {
   log::check_environment();
   validate(options_);
-  const std::size_t slot_size = kHeaderSize + options_.fragment_size;
   EndpointAddress address{id_, options_.fragment_size, options_.window, {}};
-  for (std::size_t i = 0; i < options_.rails.size(); ++i) {
-    auto state = std::make_unique<RailState>();
+  for (const std::string& rail_address : options_.rails) {
     RailOptions rail_options;
     rail_options.provider = options_.provider;
-    rail_options.address = options_.rails[i];
+    rail_options.address = rail_address;
     rail_options.wait = options_.wait;
     rail_options.post_timeout = options_.post_timeout;
-    state->rail = std::make_unique<Rail>(rail_options);
-    Rail& rail = *state->rail;
-    // A deferred inject that fails was a fragment, credit or FIN the peer
-    // counts on: the peer's message stream is broken, so the peer fails.
-    rail.on_post_failure(
-        [this, i](RailPeer peer, const Status& status) { on_post_failure(i, peer, status); });
-    state->traffic.name = rail.name();
-
-    state->receive_memory.resize(slot_size * options_.receive_buffers);
-    state->receive_region =
-        rail.register_memory(state->receive_memory.data(), state->receive_memory.size());
-    for (std::uint32_t s = 0; s < options_.receive_buffers; ++s) {
-      auto slot = std::make_unique<RxSlot>(*this, i, state->receive_memory.data() + s * slot_size,
-                                           slot_size);
-      const Status posted =
-          rail.post_recv(*slot, state->receive_region.slice(s * slot_size, slot_size));
-      if (!posted.ok()) {
-        throw Error(fmt::format("rail {}: posting receive buffers failed: {}", rail.name(),
-                                posted.to_string()));
-      }
-      state->receive_slots.push_back(std::move(slot));
+    open_rail(rail_options, std::nullopt);
+    address.rails.push_back(describe(*rails_.back()));
+  }
+  network_rails_ = rails_.size();
+  if (options_.host_rail) {
+    open_host_rail();
+    if (host_rail_) {
+      address.rails.push_back(describe(*rails_.back()));
     }
-    state->send_memory.resize(slot_size * options_.send_buffers);
-    state->send_region = rail.register_memory(state->send_memory.data(), state->send_memory.size());
-    for (std::uint32_t s = 0; s < options_.send_buffers; ++s) {
-      state->send_slots.push_back(
-          std::make_unique<TxSlot>(*this, i, state->send_memory.data() + s * slot_size));
-      state->free_slots.push_back(state->send_slots.back().get());
-    }
-    state->scratch_memory.resize(64);
-    state->scratch_region =
-        rail.register_memory(state->scratch_memory.data(), state->scratch_memory.size());
-    state->cache = std::make_unique<RegistrationCache>(
-        rail, cache_enabled(options_.registration_cache, rail.limits()),
-        options_.registration_cache_bytes);
-
-    address.rails.push_back(
-        RailDescriptor{rail.limits().provider, network_of(rail), rail.address()});
-    rail_pointers_.push_back(&rail);
-    rails_.push_back(std::move(state));
   }
   address_ = encode_address(address);
   poll_hint_.before_sleep = [this] { repost(); };
@@ -143,27 +112,28 @@ Endpoint::Endpoint(Options options)
 
   std::string home_reason;
   if (options_.home_rail) {
-    if (*options_.home_rail >= rails_.size()) {
+    if (*options_.home_rail >= network_rails_) {
       throw ConfigError("home_rail", std::to_string(*options_.home_rail),
-                        fmt::format("expected a rail index below {}", rails_.size()));
+                        fmt::format("expected a rail index below {}", network_rails_));
     }
     home_rail_ = *options_.home_rail;
     home_reason =
         options_.home_rail_reason.empty() ? "set by the caller" : options_.home_rail_reason;
   } else {
     const LocalRank local = local_rank_from_environment();
-    home_rail_ = local.rank % rails_.size();
+    home_rail_ = local.rank % network_rails_;
     home_reason =
-        fmt::format("local rank {} ({}) modulo {} rails", local.rank, local.source, rails_.size());
+        fmt::format("local rank {} ({}) modulo {} rails", local.rank, local.source, network_rails_);
   }
 
   std::string rails_text;
   for (std::size_t i = 0; i < rails_.size(); ++i) {
-    const Rail& rail = *rails_[i]->rail;
-    rails_text += fmt::format("{}[{}] {} on {} (weight {}, registration cache {})",
-                              i == 0 ? "" : "; ", i, rail.name(), network_of(rail),
-                              options_.rail_weights.empty() ? 1.0 : options_.rail_weights[i],
-                              rails_[i]->cache->enabled() ? "on" : "off");
+    const RailState& state = *rails_[i];
+    rails_text += fmt::format(
+        "{}[{}] {} on {} ({}, registration cache {})", i == 0 ? "" : "; ", i, state.rail->name(),
+        state.network,
+        state.host_only ? "same-host peers only" : fmt::format("weight {}", weight_of(i)),
+        state.cache->enabled() ? "on" : "off");
   }
   log::info("multi-rail endpoint {:016x}: {} rails: {}", id_, rails_.size(), rails_text);
   log::info(
@@ -199,6 +169,90 @@ Endpoint::~Endpoint() {
   orphans_.clear();
 }
 
+void Endpoint::open_rail(const RailOptions& rail_options, std::optional<std::string> host) {
+  const std::size_t index = rails_.size();
+  const std::size_t slot_size = kHeaderSize + options_.fragment_size;
+  auto state = std::make_unique<RailState>();
+  state->rail = std::make_unique<Rail>(rail_options);
+  Rail& rail = *state->rail;
+  state->host_only = host.has_value();
+  state->network = host ? "host:" + *host : network_of(rail);
+  // A deferred inject that fails was a fragment, credit or FIN the peer
+  // counts on: the peer's message stream is broken, so the peer fails.
+  rail.on_post_failure(
+      [this, index](RailPeer peer, const Status& status) { on_post_failure(index, peer, status); });
+  state->traffic.name = rail.name();
+  state->traffic.host_only = state->host_only;
+  if (state->host_only && rail.limits().provider == "shm") {
+    state->region_guard = std::make_unique<shm::RegionGuard>(shm::region_path(rail.name()));
+  }
+
+  state->receive_memory.resize(slot_size * options_.receive_buffers);
+  state->receive_region =
+      rail.register_memory(state->receive_memory.data(), state->receive_memory.size());
+  for (std::uint32_t s = 0; s < options_.receive_buffers; ++s) {
+    auto slot = std::make_unique<RxSlot>(*this, index, state->receive_memory.data() + s * slot_size,
+                                         slot_size);
+    const Status posted =
+        rail.post_recv(*slot, state->receive_region.slice(s * slot_size, slot_size));
+    if (!posted.ok()) {
+      throw Error(fmt::format("rail {}: posting receive buffers failed: {}", rail.name(),
+                              posted.to_string()));
+    }
+    state->receive_slots.push_back(std::move(slot));
+  }
+  state->send_memory.resize(slot_size * options_.send_buffers);
+  state->send_region = rail.register_memory(state->send_memory.data(), state->send_memory.size());
+  for (std::uint32_t s = 0; s < options_.send_buffers; ++s) {
+    state->send_slots.push_back(
+        std::make_unique<TxSlot>(*this, index, state->send_memory.data() + s * slot_size));
+    state->free_slots.push_back(state->send_slots.back().get());
+  }
+  state->scratch_memory.resize(64);
+  state->scratch_region =
+      rail.register_memory(state->scratch_memory.data(), state->scratch_memory.size());
+  state->cache = std::make_unique<RegistrationCache>(
+      rail, cache_enabled(options_.registration_cache, rail.limits()),
+      options_.registration_cache_bytes);
+  rail_pointers_.push_back(&rail);
+  rails_.push_back(std::move(state));
+}
+
+void Endpoint::open_host_rail() {
+  const HostRailOptions& host = *options_.host_rail;
+  if (host.host.empty()) {
+    throw ConfigError("host_rail.host", "\"\"", "expected a name for this host");
+  }
+  RailOptions rail_options;
+  rail_options.provider = host.provider;
+  rail_options.wait = options_.wait;
+  rail_options.post_timeout = options_.post_timeout;
+  try {
+    open_rail(rail_options, host.host);
+  } catch (const Error& error) {
+    if (host.required) {
+      throw Error(
+          fmt::format("the same-host rail ({}) cannot open: {}", host.provider, error.what()));
+    }
+    log::warn(
+        "multi-rail endpoint {:016x}: the same-host rail ({}) cannot open ({}); peers on this "
+        "host are reached over the network rails",
+        id_, host.provider, error.what());
+    return;
+  }
+  host_rail_ = network_rails_;
+}
+
+RailDescriptor Endpoint::describe(const RailState& state) {
+  return RailDescriptor{state.rail->limits().provider, state.network, state.rail->address()};
+}
+
+double Endpoint::weight_of(std::size_t rail) const noexcept {
+  return options_.rail_weights.empty() || rail >= options_.rail_weights.size()
+             ? 1.0
+             : options_.rail_weights[rail];
+}
+
 const Rail& Endpoint::rail(std::size_t index) const {
   if (index >= rails_.size()) {
     throw Error(
@@ -230,35 +284,42 @@ PeerId Endpoint::insert_peer(std::span<const std::byte> blob) {
   if (const auto known = peer_ids_.find(remote.id); known != peer_ids_.end()) {
     return known->second;
   }
-  // Pair each of our rails with a peer rail on the same network and provider.
-  // Among several candidates, the k-th of our rails that has any takes the
-  // k-th candidate, so equal layouts pair rail i with rail i.
   std::vector<Path> paths;
   std::vector<double> weights;
-  std::size_t with_candidates = 0;
-  for (std::size_t local = 0; local < rails_.size(); ++local) {
-    Rail& rail = *rails_[local]->rail;
-    std::vector<std::size_t> candidates;
-    for (std::size_t r = 0; r < remote.rails.size(); ++r) {
-      if (remote.rails[r].provider == rail.limits().provider &&
-          remote.rails[r].network == network_of(rail)) {
-        candidates.push_back(r);
+  if (auto path = pair_host_rail(remote)) {
+    // A peer on this host: shared memory alone. Striping it over loopback
+    // TCP too would only slow it down.
+    paths.push_back(*path);
+    weights.push_back(1.0);
+  } else {
+    // Pair each of our network rails with a peer rail on the same network
+    // and provider. Among several candidates, the k-th of our rails that has
+    // any takes the k-th candidate, so equal layouts pair rail i with rail i.
+    std::size_t with_candidates = 0;
+    for (std::size_t local = 0; local < network_rails_; ++local) {
+      const RailState& state = *rails_[local];
+      std::vector<std::size_t> candidates;
+      for (std::size_t r = 0; r < remote.rails.size(); ++r) {
+        if (remote.rails[r].provider == state.rail->limits().provider &&
+            remote.rails[r].network == state.network) {
+          candidates.push_back(r);
+        }
       }
+      if (candidates.empty()) {
+        log::info("peer {:016x}: our rail {} ({} on {}) has no peer rail on its network", remote.id,
+                  local, state.rail->name(), state.network);
+        continue;
+      }
+      const std::size_t chosen = candidates[with_candidates++ % candidates.size()];
+      paths.push_back(Path{local, chosen, state.rail->insert_peer(remote.rails[chosen].address)});
+      weights.push_back(weight_of(local));
     }
-    if (candidates.empty()) {
-      log::info("peer {:016x}: our rail {} ({} on {}) has no peer rail on its network", remote.id,
-                local, rail.name(), network_of(rail));
-      continue;
-    }
-    const std::size_t chosen = candidates[with_candidates++ % candidates.size()];
-    paths.push_back(Path{local, chosen, rail.insert_peer(remote.rails[chosen].address)});
-    weights.push_back(options_.rail_weights.empty() ? 1.0 : options_.rail_weights[local]);
   }
   if (paths.empty()) {
     std::string ours;
     std::string theirs;
     for (const auto& state : rails_) {
-      ours += fmt::format("{}{} ({})", ours.empty() ? "" : ", ", network_of(*state->rail),
+      ours += fmt::format("{}{} ({})", ours.empty() ? "" : ", ", state->network,
                           state->rail->limits().provider);
     }
     for (const auto& rail : remote.rails) {
@@ -280,8 +341,9 @@ PeerId Endpoint::insert_peer(std::span<const std::byte> blob) {
   for (const auto& path : paths) {
     route += fmt::format("{}{}->{}", route.empty() ? "" : ", ", path.local_rail, path.remote_rail);
   }
-  log::info("peer {} = endpoint {:016x}: {} paths (our rail->its rail) {}; home path {}", id.index,
-            remote.id, paths.size(), route, home);
+  log::info("peer {} = endpoint {:016x}: {} {} (our rail->its rail) {}; home path {}", id.index,
+            remote.id, paths.size(),
+            rails_[paths.front().local_rail]->host_only ? "same-host path" : "paths", route, home);
   const std::uint64_t min_chunk = options_.min_chunk;
   peers_.push_back(std::make_unique<Peer>(
       id, remote.id, std::move(paths), home,
@@ -302,6 +364,35 @@ PeerId Endpoint::insert_peer(std::span<const std::byte> blob) {
   return id;
 }
 
+std::optional<Path> Endpoint::pair_host_rail(const EndpointAddress& remote) {
+  if (!host_rail_) {
+    return std::nullopt;
+  }
+  const RailState& state = *rails_[*host_rail_];
+  for (std::size_t r = 0; r < remote.rails.size(); ++r) {
+    if (remote.rails[r].provider != state.rail->limits().provider ||
+        remote.rails[r].network != state.network) {
+      continue;
+    }
+    try {
+      return Path{*host_rail_, r, state.rail->insert_peer(remote.rails[r].address)};
+    } catch (const Error& error) {
+      if (options_.host_rail->required) {
+        throw Error(
+            fmt::format("peer {:016x} on this host cannot be reached over the same-host "
+                        "rail ({}): {}",
+                        remote.id, state.rail->name(), error.what()));
+      }
+      log::warn(
+          "peer {:016x} on this host cannot be reached over the same-host rail ({}): {}; "
+          "using the network rails",
+          remote.id, state.rail->name(), error.what());
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<PathInfo> Endpoint::paths(PeerId id) const {
   const Lock lock(mutex_);
   const Peer* peer = peer_of(id);
@@ -310,7 +401,7 @@ std::vector<PathInfo> Endpoint::paths(PeerId id) const {
   }
   std::vector<PathInfo> out;
   for (const auto& path : peer->paths) {
-    out.push_back(PathInfo{path.local_rail, path.remote_rail});
+    out.push_back(PathInfo{path.local_rail, path.remote_rail, rails_[path.local_rail]->host_only});
   }
   return out;
 }

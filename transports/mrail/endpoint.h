@@ -36,6 +36,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -55,6 +56,9 @@ namespace railyard::mrail {
 
 struct Header;
 struct InboundMessage;
+struct EndpointAddress;
+struct RailDescriptor;
+struct Path;
 class MatchingEngine;
 class RegistrationCache;
 struct Peer;
@@ -71,6 +75,7 @@ struct ProbeResult {
 struct PathInfo {
   std::size_t local_rail = 0;
   std::size_t remote_rail = 0;
+  bool same_host = false;  // over the host rail (shared memory)
 };
 
 class Endpoint {
@@ -90,7 +95,13 @@ class Endpoint {
   // This endpoint's address: its identity and every rail, for peers to insert.
   [[nodiscard]] const std::vector<std::byte>& address() const noexcept { return address_; }
   [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
+  // Every rail, the host rail included (it comes last).
   [[nodiscard]] std::size_t rail_count() const noexcept { return rails_.size(); }
+  // The rails to other hosts: Options::rails, in that order.
+  [[nodiscard]] std::size_t network_rail_count() const noexcept { return network_rails_; }
+  // The index of the same-host rail, when Options::host_rail asked for one
+  // and it opened.
+  [[nodiscard]] std::optional<std::size_t> host_rail() const noexcept { return host_rail_; }
   [[nodiscard]] const Rail& rail(std::size_t index) const;
   [[nodiscard]] std::size_t home_rail() const noexcept { return home_rail_; }
   [[nodiscard]] const Options& options() const noexcept { return options_; }
@@ -170,6 +181,15 @@ class Endpoint {
   class PieceOp;
   struct RailState;
   struct Outgoing;
+
+  // Setting up. open_rail appends a rail, a host rail when `host` names the
+  // host; open_host_rail opens Options::host_rail or says why not.
+  void open_rail(const RailOptions& rail_options, std::optional<std::string> host);
+  void open_host_rail();
+  [[nodiscard]] static RailDescriptor describe(const RailState& state);
+  [[nodiscard]] double weight_of(std::size_t rail) const noexcept;
+  // The path to a peer on this host over the host rail, if it has one there.
+  [[nodiscard]] std::optional<Path> pair_host_rail(const EndpointAddress& remote);
 
   // Sending.
   [[nodiscard]] Status start_send(Request& request, PeerId peer, const void* data, std::size_t size,
@@ -268,7 +288,9 @@ class Endpoint {
   Options options_;
   std::uint64_t id_ = 0;
   std::size_t home_rail_ = 0;
-  std::vector<std::unique_ptr<RailState>> rails_;
+  std::vector<std::unique_ptr<RailState>> rails_;  // the network rails, then the host rail
+  std::size_t network_rails_ = 0;
+  std::optional<std::size_t> host_rail_;
   std::vector<Rail*> rail_pointers_;  // for progress_until
   PollHint poll_hint_;
   std::vector<std::byte> address_;

@@ -25,6 +25,20 @@ enum class RegistrationCacheMode {
   kOff,
 };
 
+// A rail that reaches only processes on this host (libfabric's shm): a peer
+// whose address lists a host rail on the same host is reached over it alone,
+// every other peer over the network rails.
+struct HostRailOptions {
+  std::string provider = "shm";
+  // Names this host for pairing: two endpoints pair their host rails only
+  // when these are equal. The Communicator uses its host identity
+  // (hostname plus network namespace), since emulated hosts share /dev/shm.
+  std::string host;
+  // When the host rail cannot open, or a peer cannot be inserted on it,
+  // throw (true) or warn and carry that traffic over the network rails.
+  bool required = false;
+};
+
 struct Options {
   // One rail per entry (see rail_addresses.h); "" is the provider's default
   // interface. Default: FI_OFI_MRAIL_ADDR, or when unset the NICs the
@@ -32,6 +46,9 @@ struct Options {
   std::vector<std::string> rails{std::string()};
   // libfabric provider for every rail. Default: RAILYARD_PROVIDER or tcp;ofi_rxm.
   std::string provider;
+  // A same-host rail beside them, after them in the rail order. Not read
+  // from the environment: the Communicator sets it (RAILYARD_SHM).
+  std::optional<HostRailOptions> host_rail;
   // Default: FI_OFI_MRAIL_CONFIG.
   PolicyTable policies;
   // One positive weight per rail; empty means equal. Default: RAILYARD_RAIL_WEIGHTS.

@@ -144,6 +144,20 @@ Rail::~Rail() {
 }
 
 RailPeer Rail::insert_peer(std::span<const std::byte> address) {
+  if (limits_.address_format == "FI_ADDR_STR") {
+    // Strings ("fi_shm://4242:0:1"): any length, but terminated, since the
+    // provider reads up to the NUL.
+    constexpr std::size_t kMaxStringAddress = 256;
+    if (address.size() < 2 || address.size() > kMaxStringAddress ||
+        address.back() != std::byte{0} ||
+        std::find(address.begin(), address.end() - 1, std::byte{0}) != address.end() - 1) {
+      throw Error(
+          fmt::format("peer address ({} bytes) is not a valid address for rail {} ({}): expected a "
+                      "NUL-terminated FI_ADDR_STR string of 2 to {} bytes",
+                      address.size(), name_, limits_.provider, kMaxStringAddress));
+    }
+    return RailPeer{av_.insert(address)};
+  }
   if (limits_.address_length != 0 && address.size() != limits_.address_length) {
     throw Error(fmt::format("peer address is {} bytes, but rail {} ({}) uses {}-byte {} addresses",
                             address.size(), name_, limits_.provider, limits_.address_length,

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "railyard/transports/mrail/counters.h"
@@ -13,6 +14,7 @@
 #include "railyard/transports/mrail/endpoint.h"
 #include "railyard/transports/rail/detail/background_progress.h"
 #include "railyard/transports/rail/rail.h"
+#include "railyard/transports/shm/region_guard.h"
 
 namespace railyard::mrail {
 
@@ -122,6 +124,9 @@ struct Endpoint::Outgoing {
 };
 
 struct Endpoint::RailState {
+  // "198.18.1.0/24"; for the host rail "host:" and the host's name.
+  std::string network;
+  bool host_only = false;  // the host rail: reaches peers on this host only
   std::vector<std::byte> receive_memory;
   std::vector<std::byte> send_memory;
   std::vector<std::byte> scratch_memory;  // target of flush reads
@@ -136,6 +141,8 @@ struct Endpoint::RailState {
   std::deque<Outgoing> queue;
   std::unique_ptr<RegistrationCache> cache;
   RailTraffic traffic;
+  // The host rail's /dev/shm region, removed if a fatal signal ends us.
+  std::unique_ptr<shm::RegionGuard> region_guard;
   // Last, so it closes first: nothing it still references goes before it.
   std::unique_ptr<Rail> rail;
 };

@@ -1,0 +1,260 @@
+// Peers on the same host over shared memory (libfabric's shm), the others
+// over the rails: the choice per peer, what the counters show, RAILYARD_SHM.
+// Ranks run as threads (one host) and as forked processes that claim two
+// hosts through RAILYARD_HOST_ID.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "railyard/comm/bootstrap/root_bootstrap.h"
+#include "railyard/comm/communicator.h"
+#include "railyard/common/error.h"
+#include "railyard/transports/mrail/endpoint.h"
+#include "railyard/transports/shm/stale_regions.h"
+#include "railyard_tools/forked_peer.h"
+#include "railyard_tools/free_port.h"
+#include "scoped_env.h"
+#include "thread_ranks.h"
+
+namespace railyard::comm {
+namespace {
+
+using namespace std::chrono_literals;
+using railyard::testing::expect_clean;
+using railyard::testing::run_ranks;
+using railyard::testing::ScopedEnv;
+
+// Byte i of the message from `from` to `to`.
+std::byte pattern(int from, int to, std::size_t i) {
+  return static_cast<std::byte>((i * 31U) + static_cast<std::size_t>(from * 7 + to));
+}
+
+// Every rank sends every other rank a small (eager) and a large
+// (rendezvous) message and checks what it receives, byte for byte.
+void exchange_with_everyone(Communicator& world) {
+  constexpr std::size_t kSmall = 100;
+  constexpr std::size_t kLarge = std::size_t{1} << 20;
+  const int me = world.rank();
+  std::vector<std::vector<std::byte>> outgoing;
+  std::vector<std::vector<std::byte>> incoming;
+  std::vector<Request> requests;
+  for (int peer = 0; peer < world.size(); ++peer) {
+    if (peer == me) {
+      continue;
+    }
+    for (const std::size_t size : {kSmall, kLarge}) {
+      auto& out = outgoing.emplace_back(size);
+      for (std::size_t i = 0; i < size; ++i) {
+        out[i] = pattern(me, peer, i);
+      }
+      incoming.emplace_back(size);
+      requests.push_back(world.irecv(incoming.back().data(), size, peer, static_cast<int>(size)));
+      requests.push_back(world.isend(out.data(), size, peer, static_cast<int>(size)));
+    }
+  }
+  Request::wait_all(requests, 30s);
+  std::size_t next = 0;
+  for (int peer = 0; peer < world.size(); ++peer) {
+    if (peer == me) {
+      continue;
+    }
+    for (int kind = 0; kind < 2; ++kind) {
+      const auto& got = incoming[next++];
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i], pattern(peer, me, i))
+            << "rank " << me << ": byte " << i << " of " << got.size() << " from " << peer;
+      }
+    }
+  }
+}
+
+struct Traffic {
+  std::size_t host_rails = 0;
+  std::uint64_t host_bytes = 0;     // sent and received over the host rail
+  std::uint64_t network_bytes = 0;  // over every other rail
+};
+
+Traffic traffic_of(const Communicator& world) {
+  Traffic traffic;
+  for (const auto& rail : world.counters().rails) {
+    const std::uint64_t bytes = rail.bytes_sent + rail.bytes_received;
+    if (rail.host_only) {
+      ++traffic.host_rails;
+      traffic.host_bytes += bytes;
+    } else {
+      traffic.network_bytes += bytes;
+    }
+  }
+  return traffic;
+}
+
+TEST(SharedMemory, RanksOfOneHostTalkOverItAndNeverOverTheRails) {
+  CommunicatorOptions options;
+  options.shared_memory = SharedMemoryMode::kOn;
+  expect_clean(run_ranks(
+      3,
+      [](Communicator& world) {
+        for (int peer = 0; peer < world.size(); ++peer) {
+          EXPECT_TRUE(world.shares_memory_with(peer)) << "rank " << world.rank() << " to " << peer;
+        }
+        exchange_with_everyone(world);
+        const Traffic traffic = traffic_of(world);
+        EXPECT_EQ(traffic.host_rails, 1U);
+        EXPECT_GE(traffic.host_bytes, 2 * ((std::uint64_t{1} << 20) + 100));
+        EXPECT_EQ(traffic.network_bytes, 0U);
+      },
+      options));
+}
+
+TEST(SharedMemory, OffSendsEverythingOverTheRails) {
+  CommunicatorOptions options;
+  options.shared_memory = SharedMemoryMode::kOff;
+  expect_clean(run_ranks(
+      3,
+      [](Communicator& world) {
+        for (int peer = 0; peer < world.size(); ++peer) {
+          EXPECT_FALSE(world.shares_memory_with(peer));
+        }
+        exchange_with_everyone(world);
+        const Traffic traffic = traffic_of(world);
+        EXPECT_EQ(traffic.host_rails, 0U);
+        EXPECT_GE(traffic.network_bytes, 2 * ((std::uint64_t{1} << 20) + 100));
+      },
+      options));
+}
+
+TEST(SharedMemory, TheVariableIsReadAndCheckedByName) {
+  {
+    const ScopedEnv shm("RAILYARD_SHM", "OFF");
+    EXPECT_EQ(CommunicatorOptions::from_environment().shared_memory, SharedMemoryMode::kOff);
+  }
+  {
+    const ScopedEnv shm("RAILYARD_SHM", " on ");
+    EXPECT_EQ(CommunicatorOptions::from_environment().shared_memory, SharedMemoryMode::kOn);
+  }
+  EXPECT_EQ(CommunicatorOptions::from_environment().shared_memory, SharedMemoryMode::kAuto);
+  const ScopedEnv shm("RAILYARD_SHM", "yes");
+  try {
+    (void)CommunicatorOptions::from_environment();
+    FAIL() << "RAILYARD_SHM=yes was accepted";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(error.input(), "RAILYARD_SHM");
+    EXPECT_EQ(error.value(), "yes");
+    EXPECT_NE(error.expected().find("auto, on or off"), std::string::npos) << error.what();
+  }
+}
+
+// Four processes on two emulated hosts (RAILYARD_HOST_ID): each pair on
+// one host shares memory, every other pair takes the rails.
+TEST(SharedMemory, TheChoiceIsPerPeer) {
+  constexpr int kSize = 4;
+  const auto host_of = [](int rank) { return rank / 2; };
+  const ScopedEnv rails("FI_OFI_MRAIL_ADDR", "127.0.0.1,127.0.0.2");
+  BootstrapOptions bootstrap;
+  bootstrap.root = fmt::format("127.0.0.1:{}", tools::free_tcp_port());
+  bootstrap.job_key = "shared-memory-test";
+  bootstrap.timeout = 30s;
+  std::vector<std::unique_ptr<tools::ForkedPeer>> ranks;
+  ranks.reserve(kSize);
+  for (int rank = 0; rank < kSize; ++rank) {
+    ranks.push_back(std::make_unique<tools::ForkedPeer>([&, rank](tools::Pipe& pipe) {
+      ::setenv("RAILYARD_HOST_ID", fmt::format("host{}", host_of(rank)).c_str(), 1);
+      ::setenv("RAILYARD_SHM", "on", 1);
+      Communicator world = Communicator::world(
+          CommunicatorOptions::from_environment(),
+          [&](std::span<const std::byte> card) -> std::unique_ptr<Bootstrap> {
+            return std::make_unique<RootBootstrap>(rank, kSize, card, bootstrap);
+          },
+          30s);
+      std::string report;
+      for (int peer = 0; peer < kSize; ++peer) {
+        report += world.shares_memory_with(peer) ? 'S' : 'R';
+      }
+      EXPECT_EQ(world.local_size(), 2);
+      exchange_with_everyone(world);
+      const Traffic traffic = traffic_of(world);
+      report += fmt::format(" host_rails={} host_bytes={} network_bytes={}", traffic.host_rails,
+                            traffic.host_bytes > 0, traffic.network_bytes > 0);
+      if (::testing::Test::HasFailure()) {
+        report += " (failed)";
+      }
+      pipe.send_text(report);
+    }));
+  }
+  for (int rank = 0; rank < kSize; ++rank) {
+    auto& peer = *ranks[static_cast<std::size_t>(rank)];
+    std::string routes;
+    for (int other = 0; other < kSize; ++other) {
+      routes += host_of(other) == host_of(rank) ? 'S' : 'R';
+    }
+    EXPECT_EQ(peer.pipe().receive_text(60s),
+              routes + " host_rails=1 host_bytes=true network_bytes=true")
+        << "rank " << rank;
+    EXPECT_EQ(peer.wait(30s), 0) << "rank " << rank;
+  }
+}
+
+}  // namespace
+}  // namespace railyard::comm
+
+namespace railyard::comm {
+namespace {
+
+std::size_t regions_of(pid_t pid) {
+  std::size_t count = 0;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm", error)) {
+    const auto owner = shm::owner_of_region(entry.path().filename().string());
+    count += owner && owner->pid == pid ? 1 : 0;
+  }
+  return count;
+}
+
+class FatalSignal : public ::testing::TestWithParam<int> {};
+
+// A process that dies of a fatal signal it does not handle removes its
+// region on the way out: libfabric's handlers for some signals, ours
+// (shm::RegionGuard) for the others.
+TEST_P(FatalSignal, RemovesTheRegion) {
+  const ScopedEnv rails("FI_OFI_MRAIL_ADDR", "127.0.0.1");
+  tools::ForkedPeer process([](tools::Pipe& pipe) {
+    mrail::Options options = mrail::Options::from_environment();
+    options.host_rail = mrail::HostRailOptions{};
+    options.host_rail->host = "signal-test";
+    options.host_rail->required = true;
+    mrail::Endpoint endpoint(options);
+    pipe.send_text("ready");
+    std::this_thread::sleep_for(60s);
+  });
+  ASSERT_EQ(process.pipe().receive_text(30s), "ready");
+  const pid_t pid = process.pid();
+  EXPECT_EQ(regions_of(pid), 1U);
+  ASSERT_EQ(::kill(pid, GetParam()), 0);
+  // libfabric's handlers end the process with exit status 1 rather than
+  // re-raising; ours re-raise. Either way it ends, promptly.
+  const int status = process.wait(30s);
+  EXPECT_TRUE(status == -GetParam() || status == 1) << "status " << status;
+  EXPECT_EQ(regions_of(pid), 0U) << strsignal(GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, FatalSignal,
+                         // Not SIGILL: libinfinipath (in Debian's libfabric)
+                         // handles it, so neither we nor libfabric do.
+                         ::testing::Values(SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV,
+                                           SIGBUS, SIGFPE, SIGPIPE, SIGUSR1, SIGALRM, SIGXCPU),
+                         [](const ::testing::TestParamInfo<int>& param) {
+                           return std::string(sigabbrev_np(param.param));
+                         });
+
+}  // namespace
+}  // namespace railyard::comm
