@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# How long after its processes start a job of N ranks is ready, three ways,
+# in interleaved rounds on this machine:
+#   root   railyard-run -n N railyard-bootstrap-bench        (root rendezvous)
+#   pmix   mpirun -np N railyard-bootstrap-bench             (PMIx)
+#   mpi    mpirun -np N railyard-mpi-init-time               (MPI_Init, the baseline)
+# Each figure is the slowest rank's; the table gives each way's median over
+# the rounds and its ratio to MPI_Init's.
+#
+#   bootstrap-bench.sh [--ranks N] [--rounds R] [--build DIR]
+#
+# Exit status: 0, 1 when a run failed, 2 on bad usage.
+set -euo pipefail
+
+ranks=8
+rounds=5
+build="$(cd "$(dirname "$0")/.." && pwd)/build/release"
+
+usage() {
+  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+  exit 2
+}
+
+positive() {  # name value
+  [[ "$2" =~ ^[1-9][0-9]*$ && "$2" -le 64 ]] ||
+    { echo "bootstrap-bench.sh: $1 '$2' is invalid: expected a whole number from 1 to 64" >&2; exit 2; }
+}
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --ranks) positive --ranks "${2-}"; ranks="$2"; shift 2 ;;
+    --rounds) positive --rounds "${2-}"; rounds="$2"; shift 2 ;;
+    --build) build="${2-}"; shift 2 ;;
+    -h|--help) usage ;;
+    *) echo "bootstrap-bench.sh: unknown argument '$1'" >&2; usage ;;
+  esac
+done
+
+bench="$build/examples/railyard-bootstrap-bench"
+baseline="$build/examples/railyard-mpi-init-time"
+launcher="$build/examples/railyard-run"
+for program in "$bench" "$baseline" "$launcher"; do
+  [[ -x "$program" ]] || { echo "bootstrap-bench.sh: $program is missing: build first (--build DIR)" >&2; exit 2; }
+done
+command -v mpirun >/dev/null || { echo "bootstrap-bench.sh: mpirun not found (Debian: openmpi-bin)" >&2; exit 2; }
+
+mpirun_flags=(-np "$ranks" --oversubscribe --bind-to none)
+[[ $(id -u) -eq 0 ]] && mpirun_flags+=(--allow-run-as-root)
+
+declare -A commands=(
+  [root]="$launcher -n $ranks --timeout 120 $bench --label root"
+  [pmix]="timeout 120 mpirun ${mpirun_flags[*]} $bench --label pmix"
+  [mpi]="timeout 120 mpirun ${mpirun_flags[*]} $baseline MPI_Init"
+)
+ways=(root pmix mpi)
+declare -A ready world
+
+for ((round = 1; round <= rounds; ++round)); do
+  for way in "${ways[@]}"; do
+    echo "bootstrap-bench.sh: round $round/$rounds: $way" >&2
+    if ! line=$(${commands[$way]} 2>/tmp/bootstrap-bench.$$.err | grep -o 'RESULT label=.*'); then
+      echo "bootstrap-bench.sh: $way failed: ${commands[$way]}" >&2
+      cat /tmp/bootstrap-bench.$$.err >&2
+      rm -f /tmp/bootstrap-bench.$$.err
+      exit 1
+    fi
+    ready[$way]+="$(sed -n 's/.*ready_after_start_ms=\([0-9.]*\).*/\1/p' <<<"$line") "
+    world[$way]+="$(sed -n 's/.*world_ms=\([0-9.]*\).*/\1/p' <<<"$line") "
+  done
+done
+rm -f /tmp/bootstrap-bench.$$.err
+
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+
+echo "# bootstrap of $ranks ranks on $(hostname), median of $rounds interleaved rounds (slowest rank each)"
+echo "# ready: ms from process start (kernel start time, 10 ms ticks) until the communicator"
+echo "#        (MPI: MPI_Init) returned; init: ms inside Communicator::world() (MPI_Init)"
+printf '%-6s %10s %10s %14s %14s   %s\n' way ready_ms init_ms ready/MPI_Init init/MPI_Init command
+base_ready=$(median "${ready[mpi]}")
+base_world=$(median "${world[mpi]}")
+for way in "${ways[@]}"; do
+  r=$(median "${ready[$way]}")
+  w=$(median "${world[$way]}")
+  printf '%-6s %10.1f %10.1f %14.2f %14.2f   %s\n' "$way" "$r" "$w" \
+    "$(awk -v a="$r" -v b="$base_ready" 'BEGIN {print a / b}')" \
+    "$(awk -v a="$w" -v b="$base_world" 'BEGIN {print a / b}')" "${commands[$way]}"
+done
