@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -20,6 +19,7 @@
 #include "railyard_tools/forked_peer.h"
 #include "railyard_tools/free_port.h"
 #include "scoped_env.h"
+#include "shm_regions.h"
 
 namespace railyard::comm {
 namespace {
@@ -89,17 +89,6 @@ void rank_body(Pipe& pipe, int rank, int victim, const BootstrapOptions& bootstr
   pipe.send_text(outcome);
 }
 
-// The /dev/shm regions a process made.
-std::size_t regions_of(pid_t pid) {
-  std::size_t count = 0;
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm", error)) {
-    const auto owner = shm::owner_of_region(entry.path().filename().string());
-    count += owner && owner->pid == pid ? 1 : 0;
-  }
-  return count;
-}
-
 class KilledRank : public ::testing::TestWithParam<int> {};
 
 TEST_P(KilledRank, EveryOtherRankGetsAnErrorNamingIt) {
@@ -125,7 +114,8 @@ TEST_P(KilledRank, EveryOtherRankGetsAnErrorNamingIt) {
   // Killed outright, the victim left its shared-memory region; the next
   // job's cleanup (run here directly) removes it.
   (void)shm::remove_stale_regions();
-  EXPECT_EQ(regions_of(victim_pid), 0U) << "the killed rank's /dev/shm region is still there";
+  EXPECT_EQ(railyard::testing::shm_regions_of(victim_pid), 0U)
+      << "the killed rank's /dev/shm region is still there";
   for (int rank = 0; rank < kSize; ++rank) {
     if (rank != victim) {
       ranks[static_cast<std::size_t>(rank)]->pipe().send_text("go");

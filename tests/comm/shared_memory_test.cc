@@ -10,7 +10,6 @@
 #include <csignal>
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -20,10 +19,10 @@
 #include "railyard/comm/communicator.h"
 #include "railyard/common/error.h"
 #include "railyard/transports/mrail/endpoint.h"
-#include "railyard/transports/shm/stale_regions.h"
 #include "railyard_tools/forked_peer.h"
 #include "railyard_tools/free_port.h"
 #include "scoped_env.h"
+#include "shm_regions.h"
 #include "thread_ranks.h"
 
 namespace railyard::comm {
@@ -210,16 +209,6 @@ TEST(SharedMemory, TheChoiceIsPerPeer) {
 namespace railyard::comm {
 namespace {
 
-std::size_t regions_of(pid_t pid) {
-  std::size_t count = 0;
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm", error)) {
-    const auto owner = shm::owner_of_region(entry.path().filename().string());
-    count += owner && owner->pid == pid ? 1 : 0;
-  }
-  return count;
-}
-
 class FatalSignal : public ::testing::TestWithParam<int> {};
 
 // A process that dies of a fatal signal it does not handle removes its
@@ -253,13 +242,13 @@ TEST_P(FatalSignal, RemovesTheRegion) {
   });
   ASSERT_EQ(process.pipe().receive_text(30s), "ready");
   const pid_t pid = process.pid();
-  EXPECT_EQ(regions_of(pid), 1U);
+  EXPECT_EQ(railyard::testing::shm_regions_of(pid), 1U);
   ASSERT_EQ(::kill(pid, GetParam()), 0);
   // libfabric's handlers end the process with exit status 1 rather than
   // re-raising; ours re-raise. Either way it ends, promptly.
   const int status = process.wait(30s);
   EXPECT_TRUE(status == -GetParam() || status == 1) << "status " << status;
-  EXPECT_EQ(regions_of(pid), 0U) << strsignal(GetParam());
+  EXPECT_EQ(railyard::testing::shm_regions_of(pid), 0U) << strsignal(GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Signals, FatalSignal,
