@@ -3,6 +3,7 @@
  * addresses through PMIx), as the slowest rank sees it. Same result line. */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,24 +17,34 @@ static double now_ms(clockid_t clock) {
 /* Milliseconds since this process started (/proc/self/stat field 22). */
 static double ms_since_start(void) {
   char stat[4096];
-  FILE *file = fopen("/proc/self/stat", "r");
-  if (file == NULL) return -1;
+  FILE* file = fopen("/proc/self/stat", "r");
+  if (file == NULL) {
+    return -1;
+  }
   size_t got = fread(stat, 1, sizeof(stat) - 1, file);
   fclose(file);
   stat[got] = '\0';
-  char *field = strrchr(stat, ')');
-  if (field == NULL) return -1;
-  unsigned long long start_ticks = 0;
-  /* Fields 3 to 21 after the command name, then starttime (field 22). */
-  if (sscanf(field + 1,
-             " %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
-             &start_ticks) != 1) {
+  char* field = strrchr(stat, ')');
+  if (field == NULL) {
+    return -1;
+  }
+  /* Fields 3 to 21 follow the command name, then starttime (field 22). */
+  const char* cursor = field + 1;
+  for (int skipped = 0; skipped < 19; ++skipped) {
+    cursor = strchr(cursor + 1, ' ');
+    if (cursor == NULL) {
+      return -1;
+    }
+  }
+  char* end = NULL;
+  const unsigned long long start_ticks = strtoull(cursor + 1, &end, 10);
+  if (end == cursor + 1) {
     return -1;
   }
   return now_ms(CLOCK_BOOTTIME) - (double)start_ticks * 1e3 / (double)sysconf(_SC_CLK_TCK);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   const double entered = now_ms(CLOCK_MONOTONIC);
   const double started = ms_since_start();
   MPI_Init(&argc, &argv);
