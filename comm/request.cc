@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <exception>
 #include <functional>
 
@@ -218,15 +220,44 @@ void wait_each(std::span<Request> requests, const std::function<void(Request&)>&
 }  // namespace
 
 void Request::wait_all(std::span<Request> requests) {
-  wait_each(requests, [](Request& request) { (void)request.wait(); });
+  for (Request& request : requests) {
+    if (request.operation_) {
+      const auto timeout = request.operation_->world->options().timeout;
+      wait_all(requests, timeout.value_or(std::chrono::milliseconds::max()));
+      return;
+    }
+  }
 }
 
 void Request::wait_all(std::span<Request> requests, std::chrono::milliseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
-  wait_each(requests, [deadline](Request& request) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    (void)request.wait(std::max(left, std::chrono::milliseconds(0)));
+  detail::World* world =
+      common_world(requests, [](Request& request) { return request.operation_.get(); });
+  if (world == nullptr) {
+    return;
+  }
+  // One wait for all of them: waiting for each in turn would start a new
+  // wait (and a sweep of every rail) per request.
+  const auto all_done = [&] {
+    return std::all_of(requests.begin(), requests.end(), [](const Request& request) {
+      return !request.operation_ || request.operation_->request.done();
+    });
+  };
+  const auto deadline =
+      timeout == std::chrono::milliseconds::max() ? std::nullopt : detail::deadline_after(timeout);
+  if (!world->progress_until(all_done, deadline)) {
+    const auto pending =
+        std::count_if(requests.begin(), requests.end(), [](const Request& request) {
+          return request.operation_ && !request.operation_->request.done();
+        });
+    throw TimeoutError(
+        fmt::format("wait_all: {} of {} requests did not finish within {} ms; every request is "
+                    "still as it was: wait again, test, cancel or release them",
+                    pending, requests.size(), timeout.count()));
+  }
+  wait_each(requests, [](Request& request) {
+    if (request.operation_) {
+      request.finish();
+    }
   });
 }
 

@@ -85,8 +85,9 @@ class Request {
   static std::optional<std::size_t> wait_any(std::span<Request> requests);
   static std::optional<std::size_t> wait_any(std::span<Request> requests,
                                              std::chrono::milliseconds timeout);
-  // Waits for every active request. When some fail, the others are still
-  // waited for, then the first failure is thrown.
+  // Waits for every active request, in one wait. When some fail, the
+  // others still finish, then the first failure is thrown. On timeout it
+  // throws TimeoutError and leaves every request as it was.
   static void wait_all(std::span<Request> requests);
   static void wait_all(std::span<Request> requests, std::chrono::milliseconds timeout);
 

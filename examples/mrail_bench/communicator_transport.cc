@@ -67,28 +67,21 @@ void CommunicatorTransport::post_send(std::size_t slot, std::size_t size, std::u
   comm::Communicator& world = joined();
   requests_[slot] = world.isend(buffer_.data(), size, 1 - world.rank(),
                                 static_cast<int>(tag % comm::Communicator::kMaxTag));
-  posted_.push_back(slot);
 }
 
 void CommunicatorTransport::post_recv(std::size_t slot, std::size_t size, std::uint64_t tag) {
   comm::Communicator& world = joined();
   requests_[slot] = world.irecv(buffer_.data(), size, 1 - world.rank(),
                                 static_cast<int>(tag % comm::Communicator::kMaxTag));
-  posted_.push_back(slot);
 }
 
 void CommunicatorTransport::wait_all(std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
   try {
-    for (const std::size_t slot : posted_) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      (void)requests_[slot].wait(std::max(left, std::chrono::milliseconds(0)));
-    }
+    // Slots not posted since their last wait are inactive: wait_all skips them.
+    comm::Request::wait_all(requests_, timeout);
   } catch (const std::exception& error) {
     throw std::runtime_error(fmt::format("communicator: {}", error.what()));
   }
-  posted_.clear();
 }
 
 }  // namespace railyard::bench

@@ -43,7 +43,6 @@ class CommunicatorTransport final : public BenchTransport {
   std::optional<comm::Communicator> world_;
   std::vector<std::byte> buffer_;
   std::vector<comm::Request> requests_;
-  std::vector<std::size_t> posted_;
 };
 
 }  // namespace railyard::bench

@@ -138,6 +138,36 @@ TEST(Communicator, TruncationCancelProbeAndTimeoutsBehaveAsDocumented) {
   }));
 }
 
+// wait_all waits for all requests at once; on timeout none is touched.
+TEST(Communicator, WaitAllTimesOutLeavingEveryRequestAsItWas) {
+  expect_clean(run_ranks(2, [](Communicator& world) {
+    const int other = 1 - world.rank();
+    int sent = 40 + world.rank();
+    int got = 0;
+    int nothing = 0;
+    std::array<Request, 3> requests{world.irecv(&got, sizeof(got), other, 5),
+                                    world.isend(&sent, sizeof(sent), other, 5),
+                                    world.irecv(&nothing, sizeof(nothing), other, 77)};
+    try {
+      Request::wait_all(requests, 300ms);
+      ADD_FAILURE() << "wait_all returned with a receive nobody answers";
+    } catch (const TimeoutError& error) {
+      EXPECT_NE(std::string(error.what()).find("1 of 3 requests"), std::string::npos)
+          << error.what();
+    }
+    for (const Request& request : requests) {
+      EXPECT_TRUE(request.active()) << "a request was finished by a wait_all that timed out";
+    }
+    EXPECT_TRUE(requests[2].cancel());
+    Request::wait_all(requests, 10s);
+    EXPECT_EQ(got, 40 + other);
+    EXPECT_TRUE(requests[2].status().cancelled);
+    for (const Request& request : requests) {
+      EXPECT_FALSE(request.active());
+    }
+  }));
+}
+
 TEST(Communicator, DupAndSplitTrafficNeverMatchesTheParents) {
   expect_clean(run_ranks(4, [](Communicator& world) {
     Communicator twin = world.dup();
