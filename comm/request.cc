@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-
 #include <exception>
 #include <functional>
 
@@ -13,8 +12,6 @@
 
 namespace railyard::comm {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 std::string describe(const detail::Operation& operation) {
   const char* what = operation.receive ? "receive from" : "send to";

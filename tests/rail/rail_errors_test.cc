@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "rail_pair.h"
 #include "railyard/common/error.h"
@@ -62,6 +63,39 @@ TEST(RailErrors, AMissingInterfaceIsNamedAndTheRealOnesListed) {
   EXPECT_NE(message.find("'nosuch0' is not an interface of this host"), std::string::npos)
       << message;
   EXPECT_NE(message.find("lo (127.0.0.1"), std::string::npos) << message;
+}
+
+// String addresses (shm's "fi_shm://4242:0:1") have no fixed length, but
+// the provider reads up to the NUL: a blob without one is refused, as are
+// an empty one and one with a NUL inside.
+TEST(RailErrors, StringAddressesMustBeOneTerminatedString) {
+  RailOptions options;
+  options.provider = "shm";
+  Rail rail(options);
+  ASSERT_EQ(rail.limits().address_format, "FI_ADDR_STR");
+  const auto blob = [](const std::string& text, bool terminated) {
+    std::vector<std::byte> out;
+    for (const char c : text) {
+      out.push_back(static_cast<std::byte>(c));
+    }
+    if (terminated) {
+      out.push_back(std::byte{0});
+    }
+    return out;
+  };
+  for (const auto& bad : {blob("fi_shm://4242:0:1", false), blob("", true),
+                          blob(std::string("fi_shm://42") + '\0' + ":0:1", true),
+                          blob(std::string(300, 'x'), true)}) {
+    try {
+      (void)rail.insert_peer(bad);
+      ADD_FAILURE() << "a " << bad.size() << "-byte string address was accepted";
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find("NUL-terminated FI_ADDR_STR"), std::string::npos)
+          << error.what();
+    }
+  }
+  // Its own address, a terminated string, goes in.
+  (void)rail.insert_peer(rail.address());
 }
 
 TEST(RailErrors, EnvironmentVariablesAreValidated) {
