@@ -2,7 +2,8 @@
 // (docs/wire-formats.md, "Communicator tags"): what split, dup and windows
 // need before the collectives of comm/collectives exist. Every rank calls
 // them in the same order, as MPI requires of collectives, and each pair's
-// messages stay in order, so consecutive exchanges cannot mix.
+// messages stay in order, so consecutive exchanges cannot mix. Each wait
+// is bounded by the communicator's timeout (Request::wait_all's default).
 #include <array>
 
 #include "railyard/comm/communicator.h"
@@ -10,17 +11,6 @@
 #include "railyard/common/detail/byte_codec.h"
 
 namespace railyard::comm {
-namespace {
-
-void wait_both(std::array<Request, 2>& exchange, std::optional<std::chrono::milliseconds> timeout) {
-  if (timeout) {
-    Request::wait_all(exchange, *timeout);
-  } else {
-    Request::wait_all(exchange);
-  }
-}
-
-}  // namespace
 
 detail::World& Communicator::world_state() const noexcept { return *world_; }
 
@@ -30,7 +20,6 @@ std::vector<std::vector<std::byte>> Communicator::allgather_internal(
   const int me = rank();
   const int right = (me + 1) % ranks;
   const int left = (me + ranks - 1) % ranks;
-  const auto timeout = options().timeout;
   std::vector<std::vector<std::byte>> all(static_cast<std::size_t>(ranks));
   all[static_cast<std::size_t>(me)].assign(blob.begin(), blob.end());
   // Ring: at step s, pass on the blob that came from s ranks to the left,
@@ -43,13 +32,13 @@ std::vector<std::vector<std::byte>> Communicator::allgather_internal(
     store_le(length_out.data(), all[outgoing].size(), 8);
     std::array<Request, 2> lengths{post_internal_recv(length_in.data(), length_in.size(), left),
                                    post_internal_send(length_out.data(), length_out.size(), right)};
-    wait_both(lengths, timeout);
+    Request::wait_all(lengths);
     ByteReader length(length_in);
     all[incoming].resize(length.u64());
     std::array<Request, 2> blobs{
         post_internal_recv(all[incoming].data(), all[incoming].size(), left),
         post_internal_send(all[outgoing].data(), all[outgoing].size(), right)};
-    wait_both(blobs, timeout);
+    Request::wait_all(blobs);
   }
   return all;
 }
@@ -60,12 +49,11 @@ void Communicator::barrier_internal() const {
   // has heard, through some chain, from every rank.
   const int ranks = size();
   const int me = rank();
-  const auto timeout = options().timeout;
   for (int distance = 1; distance < ranks; distance *= 2) {
     std::array<Request, 2> round{
         post_internal_recv(nullptr, 0, (me - distance % ranks + ranks) % ranks),
         post_internal_send(nullptr, 0, (me + distance) % ranks)};
-    wait_both(round, timeout);
+    Request::wait_all(round);
   }
 }
 

@@ -95,13 +95,23 @@ const Status& Request::wait() {
   return timeout ? wait(*timeout) : wait(std::chrono::milliseconds::max());
 }
 
+namespace {
+
+// When a wait of `timeout` starting now ends; milliseconds::max() never.
+std::optional<std::chrono::steady_clock::time_point> deadline_for(
+    std::chrono::milliseconds timeout) {
+  return timeout == std::chrono::milliseconds::max() ? std::nullopt
+                                                     : detail::deadline_after(timeout);
+}
+
+}  // namespace
+
 const Status& Request::wait(std::chrono::milliseconds timeout) {
   if (!operation_) {
     return status_;
   }
   const detail::Operation* operation = operation_.get();
-  const auto deadline =
-      timeout == std::chrono::milliseconds::max() ? std::nullopt : detail::deadline_after(timeout);
+  const auto deadline = deadline_for(timeout);
   if (!operation_->world->progress_until([operation] { return operation->request.done(); },
                                          deadline)) {
     throw TimeoutError(
@@ -153,16 +163,23 @@ detail::World* common_world(std::span<Request> requests,
   return world;
 }
 
+// How long the forms without a timeout wait: the communicator's timeout
+// (none: milliseconds::max()); nullopt when no request is active.
+std::optional<std::chrono::milliseconds> default_wait(
+    std::span<Request> requests, const std::function<detail::Operation*(Request&)>& operation_of) {
+  const detail::World* world = common_world(requests, operation_of);
+  if (world == nullptr) {
+    return std::nullopt;
+  }
+  return world->options().timeout.value_or(std::chrono::milliseconds::max());
+}
+
 }  // namespace
 
 std::optional<std::size_t> Request::wait_any(std::span<Request> requests) {
-  for (Request& request : requests) {
-    if (request.operation_) {
-      const auto timeout = request.operation_->world->options().timeout;
-      return wait_any(requests, timeout.value_or(std::chrono::milliseconds::max()));
-    }
-  }
-  return std::nullopt;
+  const auto timeout =
+      default_wait(requests, [](Request& request) { return request.operation_.get(); });
+  return timeout ? wait_any(requests, *timeout) : std::nullopt;
 }
 
 std::optional<std::size_t> Request::wait_any(std::span<Request> requests,
@@ -182,8 +199,7 @@ std::optional<std::size_t> Request::wait_any(std::span<Request> requests,
     }
     return false;
   };
-  const auto deadline =
-      timeout == std::chrono::milliseconds::max() ? std::nullopt : detail::deadline_after(timeout);
+  const auto deadline = deadline_for(timeout);
   if (!world->progress_until(any_done, deadline)) {
     throw TimeoutError(
         fmt::format("wait_any: none of {} requests finished within {} ms; they are "
@@ -217,12 +233,9 @@ void wait_each(std::span<Request> requests, const std::function<void(Request&)>&
 }  // namespace
 
 void Request::wait_all(std::span<Request> requests) {
-  for (Request& request : requests) {
-    if (request.operation_) {
-      const auto timeout = request.operation_->world->options().timeout;
-      wait_all(requests, timeout.value_or(std::chrono::milliseconds::max()));
-      return;
-    }
+  if (const auto timeout =
+          default_wait(requests, [](Request& request) { return request.operation_.get(); })) {
+    wait_all(requests, *timeout);
   }
 }
 
@@ -239,8 +252,7 @@ void Request::wait_all(std::span<Request> requests, std::chrono::milliseconds ti
       return !request.operation_ || request.operation_->request.done();
     });
   };
-  const auto deadline =
-      timeout == std::chrono::milliseconds::max() ? std::nullopt : detail::deadline_after(timeout);
+  const auto deadline = deadline_for(timeout);
   if (!world->progress_until(all_done, deadline)) {
     const auto pending =
         std::count_if(requests.begin(), requests.end(), [](const Request& request) {

@@ -2,8 +2,8 @@
 # How long after its processes start a job of N ranks is ready, three ways,
 # in interleaved rounds on this machine:
 #   root   railyard-run -n N railyard-bootstrap-bench        (root rendezvous)
-#   pmix   mpirun -np N railyard-bootstrap-bench             (PMIx)
-#   mpi    mpirun -np N railyard-mpi-init-time               (MPI_Init, the baseline)
+#   pmix   mpirun -np N --oversubscribe --bind-to none railyard-bootstrap-bench   (PMIx)
+#   mpi    mpirun -np N --oversubscribe --bind-to none railyard-mpi-init-time     (MPI_Init, the baseline)
 # Each figure is the slowest rank's; the table gives each way's median over
 # the rounds and its ratio to MPI_Init's.
 #

@@ -458,18 +458,17 @@ void Endpoint::start_pull(Peer& peer, InboundMessage& message, Request& request)
       break;
     }
     Rail& rail = *rails_[path.local_rail]->rail;
+    std::size_t lease_index = 0;
     try {
-      if (lease_of[path.local_rail] < 0) {
-        lease_of[path.local_rail] = static_cast<int>(transfer.leases.size());
-        transfer.leases.push_back(rails_[path.local_rail]->cache->acquire(request.buffer_, bytes));
-      }
+      lease_index = transfer.lease_on(lease_of, path.local_rail, *rails_[path.local_rail]->cache,
+                                      request.buffer_, bytes);
       transfer.remotes.push_back(rail.import_region(key->key));
     } catch (const Error& e) {
       request.fail(Status(StatusCode::kIoError, fmt::format("preparing to read from peer {}: {}",
                                                             peer.id.index, e.what())));
       break;
     }
-    const auto& lease = transfer.leases[static_cast<std::size_t>(lease_of[path.local_rail])];
+    const auto& lease = transfer.leases[lease_index];
     auto op =
         std::make_unique<PieceOp>(*this, request, path.local_rail, piece.length, PieceKind::kPull);
     const Status posted = rail.post_read(*op, path.address,

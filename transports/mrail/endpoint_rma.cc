@@ -155,10 +155,7 @@ Status Endpoint::start_rma(Request& request, RequestKind kind, const RmaLocal& l
     try {
       for (const auto& piece : pieces) {
         const std::size_t rail = peer.paths[piece.path].local_rail;
-        if (lease_of_rail[rail] < 0) {
-          lease_of_rail[rail] = static_cast<int>(transfer->leases.size());
-          transfer->leases.push_back(rails_[rail]->cache->acquire(local.data, size));
-        }
+        (void)transfer->lease_on(lease_of_rail, rail, *rails_[rail]->cache, local.data, size);
       }
     } catch (const Error& error) {
       return {StatusCode::kIoError,

@@ -161,6 +161,19 @@ struct LargeTransfer {
   // Once orphaned (its request destroyed in flight): the ops the provider
   // has not completed yet.
   std::size_t outstanding = 0;
+
+  // The index in `leases` of the lease of [buffer, buffer + size) on
+  // `rail`, taken from the rail's `cache` the first time it is asked for
+  // (lease_of_rail: an index by rail, -1 until then). Throws Error when
+  // the registration is refused.
+  std::size_t lease_on(std::vector<int>& lease_of_rail, std::size_t rail, RegistrationCache& cache,
+                       std::byte* buffer, std::size_t size) {
+    if (lease_of_rail[rail] < 0) {
+      lease_of_rail[rail] = static_cast<int>(leases.size());
+      leases.push_back(cache.acquire(buffer, size));
+    }
+    return static_cast<std::size_t>(lease_of_rail[rail]);
+  }
 };
 
 }  // namespace railyard::mrail
