@@ -27,10 +27,10 @@ std::optional<Clock::time_point> deadline(std::optional<std::chrono::millisecond
 }
 
 // This rank's card: its host and the CPUs it may run on.
-Blob my_rank_card() {
+Blob my_rank_card(const topology::HwlocTopology& this_machine) {
   detail::RankCard card;
   card.host = host_identity();
-  card.cpus = topology::current_binding(topology::HwlocTopology::load_this_machine());
+  card.cpus = topology::current_binding(this_machine);
   return encode(card);
 }
 
@@ -48,7 +48,11 @@ Communicator Communicator::world() {
 
 Communicator Communicator::world(const CommunicatorOptions& options, const Join& join,
                                  std::chrono::milliseconds setup_timeout) {
-  auto world = std::make_shared<detail::World>(join(my_rank_card()), options, setup_timeout);
+  // Loaded once for the card and the rail mapping: hwloc reads every PCI
+  // device's configuration space, which a virtual machine traps.
+  const auto this_machine = topology::HwlocTopology::load_this_machine();
+  auto world = std::make_shared<detail::World>(join(my_rank_card(this_machine)), options,
+                                               setup_timeout, this_machine);
   auto group = std::make_shared<detail::Group>();
   group->context = 0;
   group->rank = world->rank();

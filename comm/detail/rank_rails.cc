@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "railyard/common/detail/env.h"
 #include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
@@ -11,7 +13,8 @@
 
 namespace railyard::comm::detail {
 
-mrail::RailChoice rails_for_rank(const std::vector<RankCard>& cards, const HostPeers& host) {
+mrail::RailChoice rails_for_rank(const std::vector<RankCard>& cards, const HostPeers& host,
+                                 const topology::HwlocTopology& this_machine) {
   if (env::get("FI_OFI_MRAIL_ADDR") || env::get("FI_OFI_MRAIL_ADDR_STRC")) {
     return mrail::rails_from_environment();
   }
@@ -25,7 +28,11 @@ mrail::RailChoice rails_for_rank(const std::vector<RankCard>& cards, const HostP
       // (its home rail, the fixed policy's, stays its own).
       options.rails.kind = topology::RailsChoice::Kind::kAll;
     }
-    const auto topology = topology::HwlocTopology::from_environment();
+    std::optional<topology::HwlocTopology> from_file;
+    if (const auto path = env::get("RAILYARD_TOPOLOGY")) {
+      from_file = topology::HwlocTopology::load_xml(*path, "RAILYARD_TOPOLOGY");
+    }
+    const topology::HwlocTopology& topology = from_file ? *from_file : this_machine;
     const auto machine = topology::describe_machine(topology);
     // Placements are CPU sets of this machine; with a topology read from a
     // file (RAILYARD_TOPOLOGY) they mean nothing there, so ranks count as
