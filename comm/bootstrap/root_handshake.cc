@@ -150,6 +150,9 @@ void RootState::host(std::span<const std::byte> descriptor) {
       }
       it = pending.erase(it);
     }
+    if (admitted == size - 1) {
+      break;  // complete: the table goes out now, not after another poll slice
+    }
     // A rank that went away before the table may come back.
     for (auto& link : links) {
       if (!link) {
