@@ -187,11 +187,11 @@ void Endpoint::open_rail(const RailOptions& rail_options, std::optional<std::str
     state->region_guard = std::make_unique<shm::RegionGuard>(shm::region_path(rail.name()));
   }
 
-  state->receive_memory.resize(slot_size * options_.receive_buffers);
-  state->receive_region =
-      rail.register_memory(state->receive_memory.data(), state->receive_memory.size());
+  const std::size_t receive_bytes = slot_size * options_.receive_buffers;
+  state->receive_memory = std::make_unique_for_overwrite<std::byte[]>(receive_bytes);
+  state->receive_region = rail.register_memory(state->receive_memory.get(), receive_bytes);
   for (std::uint32_t s = 0; s < options_.receive_buffers; ++s) {
-    auto slot = std::make_unique<RxSlot>(*this, index, state->receive_memory.data() + s * slot_size,
+    auto slot = std::make_unique<RxSlot>(*this, index, state->receive_memory.get() + s * slot_size,
                                          slot_size);
     const Status posted =
         rail.post_recv(*slot, state->receive_region.slice(s * slot_size, slot_size));
@@ -201,16 +201,17 @@ void Endpoint::open_rail(const RailOptions& rail_options, std::optional<std::str
     }
     state->receive_slots.push_back(std::move(slot));
   }
-  state->send_memory.resize(slot_size * options_.send_buffers);
-  state->send_region = rail.register_memory(state->send_memory.data(), state->send_memory.size());
+  const std::size_t send_bytes = slot_size * options_.send_buffers;
+  state->send_memory = std::make_unique_for_overwrite<std::byte[]>(send_bytes);
+  state->send_region = rail.register_memory(state->send_memory.get(), send_bytes);
   for (std::uint32_t s = 0; s < options_.send_buffers; ++s) {
     state->send_slots.push_back(
-        std::make_unique<TxSlot>(*this, index, state->send_memory.data() + s * slot_size));
+        std::make_unique<TxSlot>(*this, index, state->send_memory.get() + s * slot_size));
     state->free_slots.push_back(state->send_slots.back().get());
   }
-  state->scratch_memory.resize(64);
-  state->scratch_region =
-      rail.register_memory(state->scratch_memory.data(), state->scratch_memory.size());
+  constexpr std::size_t kScratchBytes = 64;
+  state->scratch_memory = std::make_unique_for_overwrite<std::byte[]>(kScratchBytes);
+  state->scratch_region = rail.register_memory(state->scratch_memory.get(), kScratchBytes);
   state->cache = std::make_unique<RegistrationCache>(
       rail, cache_enabled(options_.registration_cache, rail.limits()),
       options_.registration_cache_bytes);

@@ -127,9 +127,13 @@ struct Endpoint::RailState {
   // "198.18.1.0/24"; for the host rail "host:" and the host's name.
   std::string network;
   bool host_only = false;  // the host rail: reaches peers on this host only
-  std::vector<std::byte> receive_memory;
-  std::vector<std::byte> send_memory;
-  std::vector<std::byte> scratch_memory;  // target of flush reads
+  // Slot memory is left uninitialised: the provider or the sender writes
+  // every byte before it is read, and zeroing it would touch every page as
+  // the rail opens (a page fault each, slow in a virtual machine) for slots
+  // a job may never use.
+  std::unique_ptr<std::byte[]> receive_memory;
+  std::unique_ptr<std::byte[]> send_memory;
+  std::unique_ptr<std::byte[]> scratch_memory;  // target of flush reads
   LocalRegion receive_region;
   LocalRegion send_region;
   LocalRegion scratch_region;
