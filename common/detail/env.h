@@ -1,5 +1,6 @@
-// Reading railyard's environment variables. The environment is only ever read,
-// never modified.
+// Reading railyard's environment variables. They are only ever read, never
+// modified (the one variable railyard writes, a libfabric setting, is set at
+// load by transports/rail/provider_defaults.h).
 //
 // libfabric's ofi_mrail provider, initialised by the first fi_getinfo of the
 // process (railyard's, Open MPI's, any library's), tokenises

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "child_output.h"
+
 #include <array>
 #include <chrono>
 #include <filesystem>
@@ -24,11 +26,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-struct Outcome {
-  int status = -1;  // exit status, 128 + signal, or -1 when it ran past the test's bound
-  std::string out;
-  std::string err;
-};
+using Outcome = railyard::testing::ChildOutput;
 
 // Runs railyard-run with `args`; `after_start` runs once it is started
 // (given its pid). Kills it at `bound`.
@@ -59,43 +57,7 @@ Outcome launch(const std::vector<std::string>& args,
   if (after_start) {
     after_start(pid);
   }
-  Outcome outcome;
-  const auto deadline = Clock::now() + bound;
-  std::array<pollfd, 2> fds{pollfd{out[0], POLLIN, 0}, pollfd{err[0], POLLIN, 0}};
-  std::array<std::string*, 2> sinks{&outcome.out, &outcome.err};
-  int open = 2;
-  while (open > 0 && Clock::now() < deadline) {
-    if (::poll(fds.data(), fds.size(), 100) <= 0) {
-      continue;
-    }
-    for (std::size_t i = 0; i < fds.size(); ++i) {
-      if (fds[i].fd >= 0 && fds[i].revents != 0) {
-        std::array<char, 4096> buffer{};
-        const ssize_t got = ::read(fds[i].fd, buffer.data(), buffer.size());
-        if (got <= 0) {
-          ::close(fds[i].fd);
-          fds[i].fd = -1;
-          --open;
-        } else {
-          sinks[i]->append(buffer.data(), static_cast<std::size_t>(got));
-        }
-      }
-    }
-  }
-  int raw = 0;
-  if (open > 0) {
-    ::kill(pid, SIGKILL);
-  }
-  ::waitpid(pid, &raw, 0);
-  for (const auto& fd : fds) {
-    if (fd.fd >= 0) {
-      ::close(fd.fd);
-    }
-  }
-  if (open == 0) {
-    outcome.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  }
-  return outcome;
+  return railyard::testing::collect_child(pid, out[0], err[0], bound);
 }
 
 // A scratch directory the ranks write their process ids into.

@@ -17,6 +17,7 @@
 #include "railyard/common/error.h"
 #include "railyard/transports/rail/detail/remote_key.h"
 #include "railyard/transports/rail/progress.h"
+#include "railyard/transports/rail/provider_defaults.h"
 #include "railyard/transports/rail/provider_selection.h"
 
 namespace railyard {
@@ -121,6 +122,7 @@ Rail::Rail(const RailOptions& options)
       cq_(resources_->domain, queue_size(options_, limits_)),
       endpoint_(resources_->domain, *info_.get()),
       completion_batch_(kCompletionBatch) {
+  log_provider_defaults();
   endpoint_.bind(av_);
   endpoint_.bind(cq_);
   endpoint_.enable();

@@ -1,0 +1,129 @@
+// The libfabric settings railyard applies when it is loaded: which ones for
+// which rail provider, and, in fresh processes (they are applied before
+// main), that they are set when the user has not set them, left alone when
+// the user has, skipped for other providers, and logged when a rail opens.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "child_output.h"
+#include "railyard/transports/rail/provider_defaults.h"
+#include "railyard/transports/rail/rail.h"
+
+namespace railyard {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr const char* kChildMarker = "RAILYARD_TEST_PROVIDER_DEFAULTS_CHILD";
+
+using testing::ChildOutput;
+
+// Runs this test binary's ProviderDefaultsChild.Report in a new process
+// whose environment differs from ours by `changes` (a nullopt unsets).
+ChildOutput run_child(
+    const std::vector<std::pair<std::string, std::optional<std::string>>>& changes) {
+  std::array<int, 2> out{};
+  std::array<int, 2> err{};
+  EXPECT_EQ(::pipe2(out.data(), O_CLOEXEC), 0);
+  EXPECT_EQ(::pipe2(err.data(), O_CLOEXEC), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(out[1], STDOUT_FILENO);
+    ::dup2(err[1], STDERR_FILENO);
+    ::setenv(kChildMarker, "1", 1);
+    for (const auto& [name, value] : changes) {
+      if (value) {
+        ::setenv(name.c_str(), value->c_str(), 1);
+      } else {
+        ::unsetenv(name.c_str());
+      }
+    }
+    std::string self = "/proc/self/exe";
+    std::string filter = "--gtest_filter=ProviderDefaultsChild.Report";
+    std::array<char*, 3> argv{self.data(), filter.data(), nullptr};
+    ::execv(argv[0], argv.data());
+    ::_exit(126);
+  }
+  ::close(out[1]);
+  ::close(err[1]);
+  return testing::collect_child(pid, out[0], err[0], 60s);
+}
+
+TEST(ProviderDefaults, TcpRailsGetASmallerSharedReceiveQueue) {
+  const auto settings = provider_defaults_for("tcp;ofi_rxm");
+  ASSERT_EQ(settings.size(), 1U);
+  EXPECT_STREQ(settings[0].variable, "FI_OFI_RXM_MSG_RX_SIZE");
+  EXPECT_STREQ(settings[0].value, "256");
+}
+
+TEST(ProviderDefaults, OtherProvidersKeepLibfabricsDefaults) {
+  EXPECT_TRUE(provider_defaults_for("verbs;ofi_rxm").empty());
+  EXPECT_TRUE(provider_defaults_for("net").empty());
+  EXPECT_TRUE(provider_defaults_for("shm").empty());
+  EXPECT_TRUE(provider_defaults_for("tcp").empty());  // no ofi_rxm above it
+}
+
+TEST(ProviderDefaults, SetAtLoadWhenUnsetAndLoggedWhenARailOpens) {
+  const auto child = run_child({{"FI_OFI_RXM_MSG_RX_SIZE", std::nullopt},
+                                {"RAILYARD_PROVIDER", std::nullopt},
+                                {"RAILYARD_LOG", "info"}});
+  ASSERT_EQ(child.status, 0) << child.out << child.err;
+  EXPECT_NE(child.out.find("REPORT value=256 user=(none)"), std::string::npos) << child.out;
+  EXPECT_NE(child.err.find("libfabric: FI_OFI_RXM_MSG_RX_SIZE=256 set by railyard"),
+            std::string::npos)
+      << child.err;
+}
+
+TEST(ProviderDefaults, TheUsersValueWins) {
+  const auto child = run_child({{"FI_OFI_RXM_MSG_RX_SIZE", "4096"},
+                                {"RAILYARD_PROVIDER", std::nullopt},
+                                {"RAILYARD_LOG", "info"}});
+  ASSERT_EQ(child.status, 0) << child.out << child.err;
+  EXPECT_NE(child.out.find("REPORT value=4096 user=4096"), std::string::npos) << child.out;
+  EXPECT_NE(child.err.find("FI_OFI_RXM_MSG_RX_SIZE=4096 as the user set it"), std::string::npos)
+      << child.err;
+}
+
+TEST(ProviderDefaults, NothingIsSetForAnotherRailProvider) {
+  const auto child =
+      run_child({{"FI_OFI_RXM_MSG_RX_SIZE", std::nullopt}, {"RAILYARD_PROVIDER", "verbs;ofi_rxm"}});
+  ASSERT_EQ(child.status, 0) << child.out << child.err;
+  EXPECT_NE(child.out.find("REPORT value=(unset) user=(none) settings=0"), std::string::npos)
+      << child.out;
+}
+
+// Runs only in the processes the tests above start: reports the variable
+// as the process sees it after load, and opens a rail when the provider is
+// the default one (so the log line can be checked).
+TEST(ProviderDefaultsChild, Report) {
+  if (std::getenv(kChildMarker) == nullptr) {  // NOLINT(concurrency-mt-unsafe)
+    GTEST_SKIP() << "runs only in a child process of the ProviderDefaults tests";
+  }
+  const char* value = std::getenv("FI_OFI_RXM_MSG_RX_SIZE");  // NOLINT(concurrency-mt-unsafe)
+  const auto& applied = applied_provider_defaults();
+  std::string user = "(none)";
+  if (!applied.empty() && applied.front().user_value) {
+    user = *applied.front().user_value;
+  }
+  std::printf("REPORT value=%s user=%s settings=%zu\n", value != nullptr ? value : "(unset)",
+              user.c_str(), applied.size());
+  std::fflush(stdout);
+  if (!applied.empty()) {
+    const Rail rail;
+    EXPECT_FALSE(rail.name().empty());
+  }
+}
+
+}  // namespace
+}  // namespace railyard
