@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# How long after its processes start a job of N ranks is ready, three ways,
-# in interleaved rounds on this machine:
-#   root   railyard-run -n N railyard-bootstrap-bench        (root rendezvous)
-#   pmix   mpirun -np N --oversubscribe --bind-to none railyard-bootstrap-bench   (PMIx)
-#   mpi    mpirun -np N --oversubscribe --bind-to none railyard-mpi-init-time     (MPI_Init, the baseline)
+# How long after its processes start a job of N ranks is ready, in
+# interleaved rounds on this machine:
+#   root       railyard-run -n N railyard-bootstrap-bench      (root rendezvous)
+#   pmix       mpirun -np N --oversubscribe --bind-to none railyard-bootstrap-bench (PMIx)
+#   mpi        mpirun -np N --oversubscribe --bind-to none railyard-mpi-init-time   (MPI_Init, the baseline)
+#   libfabric  railyard-run -n N railyard-fabric-open-time     (the floor: N processes that
+#              only open the endpoints a rank opens, a rail of RAILYARD_PROVIDER's provider
+#              (tcp;ofi_rxm unless set) and shm, exchanging nothing)
 # Each figure is the slowest rank's; the table gives each way's median over
-# the rounds and its ratio to MPI_Init's.
+# the rounds and its ratio to MPI_Init's. The libfabric floor runs with
+# FI_OFI_RXM_MSG_RX_SIZE as railyard would set it (256 unless already set).
 #
 #   bootstrap-bench.sh [--ranks N] [--rounds R] [--build DIR]
 #
@@ -17,7 +21,7 @@ rounds=5
 build="$(cd "$(dirname "$0")/.." && pwd)/build/release"
 
 usage() {
-  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 }
 
@@ -38,8 +42,9 @@ done
 
 bench="$build/examples/railyard-bootstrap-bench"
 baseline="$build/examples/railyard-mpi-init-time"
+floor="$build/examples/railyard-fabric-open-time"
 launcher="$build/examples/railyard-run"
-for program in "$bench" "$baseline" "$launcher"; do
+for program in "$bench" "$baseline" "$floor" "$launcher"; do
   [[ -x "$program" ]] || { echo "bootstrap-bench.sh: $program is missing: build first (--build DIR)" >&2; exit 2; }
 done
 command -v mpirun >/dev/null || { echo "bootstrap-bench.sh: mpirun not found (Debian: openmpi-bin)" >&2; exit 2; }
@@ -51,21 +56,28 @@ declare -A commands=(
   [root]="$launcher -n $ranks --timeout 120 $bench --label root"
   [pmix]="timeout 120 mpirun ${mpirun_flags[*]} $bench --label pmix"
   [mpi]="timeout 120 mpirun ${mpirun_flags[*]} $baseline MPI_Init"
+  [libfabric]="env FI_OFI_RXM_MSG_RX_SIZE=${FI_OFI_RXM_MSG_RX_SIZE:-256} $launcher -n $ranks --timeout 120 $floor ${RAILYARD_PROVIDER:-tcp;ofi_rxm} shm"
 )
-ways=(root pmix mpi)
+ways=(root pmix mpi libfabric)
 declare -A ready world
+
+slowest() {  # field lines: the largest value of field=... among the lines
+  sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$2" | sort -n | tail -1
+}
 
 for ((round = 1; round <= rounds; ++round)); do
   for way in "${ways[@]}"; do
     echo "bootstrap-bench.sh: round $round/$rounds: $way" >&2
-    if ! line=$(${commands[$way]} 2>/tmp/bootstrap-bench.$$.err | grep -o 'RESULT label=.*'); then
+    # One line from rank 0 (the slowest rank's figures), or one per process
+    # for the floor: the slowest is kept either way.
+    if ! lines=$(${commands[$way]} 2>/tmp/bootstrap-bench.$$.err | grep -o 'RESULT label=.*'); then
       echo "bootstrap-bench.sh: $way failed: ${commands[$way]}" >&2
       cat /tmp/bootstrap-bench.$$.err >&2
       rm -f /tmp/bootstrap-bench.$$.err
       exit 1
     fi
-    ready[$way]+="$(sed -n 's/.*ready_after_start_ms=\([0-9.]*\).*/\1/p' <<<"$line") "
-    world[$way]+="$(sed -n 's/.*world_ms=\([0-9.]*\).*/\1/p' <<<"$line") "
+    ready[$way]+="$(slowest ready_after_start_ms "$lines") "
+    world[$way]+="$(slowest world_ms "$lines") "
   done
 done
 rm -f /tmp/bootstrap-bench.$$.err
@@ -75,13 +87,13 @@ median() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{v[NR]=$1} END {print (
 echo "# bootstrap of $ranks ranks on $(hostname), median of $rounds interleaved rounds (slowest rank each)"
 echo "# ready: ms from process start (kernel start time, 10 ms ticks) until the communicator"
 echo "#        (MPI: MPI_Init) returned; init: ms inside Communicator::world() (MPI_Init)"
-printf '%-6s %10s %10s %14s %14s   %s\n' way ready_ms init_ms ready/MPI_Init init/MPI_Init command
+printf '%-10s %10s %10s %14s %14s   %s\n' way ready_ms init_ms ready/MPI_Init init/MPI_Init command
 base_ready=$(median "${ready[mpi]}")
 base_world=$(median "${world[mpi]}")
 for way in "${ways[@]}"; do
   r=$(median "${ready[$way]}")
   w=$(median "${world[$way]}")
-  printf '%-6s %10.1f %10.1f %14.2f %14.2f   %s\n' "$way" "$r" "$w" \
+  printf '%-10s %10.1f %10.1f %14.2f %14.2f   %s\n' "$way" "$r" "$w" \
     "$(awk -v a="$r" -v b="$base_ready" 'BEGIN {print a / b}')" \
     "$(awk -v a="$w" -v b="$base_world" 'BEGIN {print a / b}')" "${commands[$way]}"
 done

@@ -16,7 +16,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "process_clock.h"
+#include "process_age.h"
 #include "railyard/comm/communicator.h"
 #include "railyard_tools/tool_main.h"
 
@@ -29,7 +29,7 @@ using Times = std::array<double, 2>;
 
 int run(int argc, char** argv) {
   const auto entered = Clock::now();
-  const auto started_ms = railyard::bench::ms_since_process_start();
+  const double started_ms = railyard_process_age_ms();
   CLI::App app{"Times how long after its processes start a railyard job is ready"};
   std::string label = "railyard";
   app.add_option("--label", label, "names the run in the result line");
@@ -39,7 +39,7 @@ int run(int argc, char** argv) {
   const double world_ms = std::chrono::duration<double, std::milli>(Clock::now() - entered).count();
   // Process start to ready: the kernel's start time plus what has passed
   // since main() read it.
-  const Times mine{started_ms ? *started_ms + world_ms : -1.0, world_ms};
+  const Times mine{started_ms >= 0 ? started_ms + world_ms : -1.0, world_ms};
   if (world.rank() != 0) {
     world.send(mine.data(), sizeof(mine), 0, 1);
     return 0;

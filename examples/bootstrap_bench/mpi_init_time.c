@@ -3,10 +3,9 @@
  * addresses through PMIx), as the slowest rank sees it. Same result line. */
 #include <mpi.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
-#include <unistd.h>
+
+#include "process_age.h"
 
 static double now_ms(clockid_t clock) {
   struct timespec now;
@@ -14,39 +13,9 @@ static double now_ms(clockid_t clock) {
   return (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6;
 }
 
-/* Milliseconds since this process started (/proc/self/stat field 22). */
-static double ms_since_start(void) {
-  char stat[4096];
-  FILE* file = fopen("/proc/self/stat", "r");
-  if (file == NULL) {
-    return -1;
-  }
-  size_t got = fread(stat, 1, sizeof(stat) - 1, file);
-  fclose(file);
-  stat[got] = '\0';
-  char* field = strrchr(stat, ')');
-  if (field == NULL) {
-    return -1;
-  }
-  /* Fields 3 to 21 follow the command name, then starttime (field 22). */
-  const char* cursor = field + 1;
-  for (int skipped = 0; skipped < 19; ++skipped) {
-    cursor = strchr(cursor + 1, ' ');
-    if (cursor == NULL) {
-      return -1;
-    }
-  }
-  char* end = NULL;
-  const unsigned long long start_ticks = strtoull(cursor + 1, &end, 10);
-  if (end == cursor + 1) {
-    return -1;
-  }
-  return now_ms(CLOCK_BOOTTIME) - (double)start_ticks * 1e3 / (double)sysconf(_SC_CLK_TCK);
-}
-
 int main(int argc, char** argv) {
   const double entered = now_ms(CLOCK_MONOTONIC);
-  const double started = ms_since_start();
+  const double started = railyard_process_age_ms();
   MPI_Init(&argc, &argv);
   const double init_ms = now_ms(CLOCK_MONOTONIC) - entered;
   double mine[2] = {started >= 0 ? started + init_ms : -1, init_ms};
