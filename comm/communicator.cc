@@ -6,13 +6,15 @@
 
 #include "railyard/comm/bootstrap/make_bootstrap.h"
 #include "railyard/comm/detail/rank_card.h"
+#include "railyard/comm/detail/rank_rails.h"
 #include "railyard/comm/detail/tag_layout.h"
 #include "railyard/comm/detail/world.h"
 #include "railyard/comm/errors.h"
 #include "railyard/comm/host_identity.h"
 #include "railyard/comm/launch_identity.h"
-#include "railyard/topology/hwloc_topology.h"
-#include "railyard/topology/machine_layout.h"
+#include "railyard/common/detail/log.h"
+#include "railyard/common/error.h"
+#include "railyard/topology/process_binding.h"
 
 namespace railyard::comm {
 namespace {
@@ -26,11 +28,32 @@ std::optional<Clock::time_point> deadline(std::optional<std::chrono::millisecond
   return Clock::now() + *timeout;
 }
 
-// This rank's card: its host and the CPUs it may run on.
-Blob my_rank_card(const topology::HwlocTopology& this_machine) {
+// The launcher's local rank for this process, when its variables give one.
+// Variables that contradict each other are reported by the bootstrap that
+// reads them; here they only mean no hint.
+std::optional<unsigned> launcher_local_rank() {
+  try {
+    return launch_identity_from_environment().local_rank;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+// This rank's card: its host, the CPUs it may run on and, from one rank per
+// host, the host's machine layout.
+Blob my_rank_card() {
   detail::RankCard card;
   card.host = host_identity();
-  card.cpus = topology::current_binding(this_machine);
+  card.cpus = topology::process_binding();
+  if (detail::reads_host_machine_for_card(launcher_local_rank())) {
+    try {
+      card.machine = detail::read_host_machine();
+    } catch (const Error& error) {
+      // Every rank of the host then reads it for itself, and reports there
+      // what fails.
+      log::debug("the rank card goes without this host's machine layout: {}", error.what());
+    }
+  }
   return encode(card);
 }
 
@@ -48,11 +71,7 @@ Communicator Communicator::world() {
 
 Communicator Communicator::world(const CommunicatorOptions& options, const Join& join,
                                  std::chrono::milliseconds setup_timeout) {
-  // Loaded once for the card and the rail mapping: hwloc reads every PCI
-  // device's configuration space, which a virtual machine traps.
-  const auto this_machine = topology::HwlocTopology::load_this_machine();
-  auto world = std::make_shared<detail::World>(join(my_rank_card(this_machine)), options,
-                                               setup_timeout, this_machine);
+  auto world = std::make_shared<detail::World>(join(my_rank_card()), options, setup_timeout);
   auto group = std::make_shared<detail::Group>();
   group->context = 0;
   group->rank = world->rank();

@@ -22,6 +22,10 @@ Blob encode(const RankCard& card) {
   for (const unsigned cpu : card.cpus) {
     writer.u32(cpu);
   }
+  writer.u8(card.machine ? 1 : 0);
+  if (card.machine) {
+    encode(writer, *card.machine);
+  }
   return out;
 }
 
@@ -44,6 +48,23 @@ RankCard decode_rank_card(std::span<const std::byte> blob, int rank) {
   card.cpus.reserve(count);
   for (std::uint32_t i = 0; i < count; ++i) {
     card.cpus.push_back(reader.u32());
+  }
+  const std::uint8_t has_machine = reader.u8();
+  if (!reader.failed() && has_machine > 1) {
+    throw Error(
+        fmt::format("rank {}'s rank card has a machine flag of {}, expected 0 or 1: "
+                    "malformed",
+                    rank, has_machine));
+  }
+  if (has_machine == 1) {
+    std::string error;
+    card.machine = decode_host_machine(reader, error);
+    if (!card.machine) {
+      throw Error(
+          fmt::format("rank {}'s rank card of {} bytes carries a malformed machine "
+                      "layout: {}",
+                      rank, blob.size(), error));
+    }
   }
   if (reader.failed() || reader.remaining() != 0 || card.host.empty()) {
     throw Error(fmt::format("rank {}'s rank card of {} bytes is malformed", rank, blob.size()));

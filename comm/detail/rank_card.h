@@ -1,22 +1,28 @@
 // What each rank tells the others when it joins (its bootstrap descriptor):
 // the host it runs on and the CPUs it is bound to, so every rank knows its
-// local peers and can map rails from their real placements. Wire layout in
-// docs/wire-formats.md, "Rank card".
+// local peers and can map rails from their real placements; and, from one
+// rank per host, the host's machine layout, so the others need not read it.
+// Wire layout in docs/wire-formats.md, "Rank card".
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "railyard/comm/bootstrap/bootstrap.h"
+#include "railyard/comm/detail/host_machine.h"
 
 namespace railyard::comm::detail {
 
 struct RankCard {
-  static constexpr std::uint8_t kVersion = 1;
+  static constexpr std::uint8_t kVersion = 2;
   std::string host;            // host_identity()
   std::vector<unsigned> cpus;  // OS indexes it may run on, ascending
+  // The host's layout, from the rank that read it for the others
+  // (rank_rails.h).
+  std::optional<HostMachine> machine;
 };
 
 [[nodiscard]] Blob encode(const RankCard& card);

@@ -7,15 +7,39 @@
 #include "railyard/common/detail/env.h"
 #include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
-#include "railyard/topology/hwloc_topology.h"
 #include "railyard/topology/machine_layout.h"
 #include "railyard/topology/rail_mapping.h"
 
 namespace railyard::comm::detail {
+namespace {
 
-mrail::RailChoice rails_for_rank(const std::vector<RankCard>& cards, const HostPeers& host,
-                                 const topology::HwlocTopology& this_machine) {
-  if (env::get("FI_OFI_MRAIL_ADDR") || env::get("FI_OFI_MRAIL_ADDR_STRC")) {
+bool rails_named_in_environment() {
+  return env::get("FI_OFI_MRAIL_ADDR") || env::get("FI_OFI_MRAIL_ADDR_STRC");
+}
+
+}  // namespace
+
+bool reads_host_machine_for_card(std::optional<unsigned> launcher_local_rank) {
+  if (rails_named_in_environment()) {
+    return false;  // no rank needs the topology
+  }
+  return !launcher_local_rank || *launcher_local_rank == 0;
+}
+
+HostMachine host_machine_for(const std::vector<RankCard>& cards, const HostPeers& host,
+                             int& from_rank) {
+  for (const int rank : host.ranks) {
+    if (const auto& machine = cards[static_cast<std::size_t>(rank)].machine) {
+      from_rank = rank;
+      return *machine;
+    }
+  }
+  from_rank = -1;
+  return read_host_machine();
+}
+
+mrail::RailChoice rails_for_rank(const std::vector<RankCard>& cards, const HostPeers& host) {
+  if (rails_named_in_environment()) {
     return mrail::rails_from_environment();
   }
   try {
@@ -28,25 +52,26 @@ mrail::RailChoice rails_for_rank(const std::vector<RankCard>& cards, const HostP
       // (its home rail, the fixed policy's, stays its own).
       options.rails.kind = topology::RailsChoice::Kind::kAll;
     }
-    std::optional<topology::HwlocTopology> from_file;
-    if (const auto path = env::get("RAILYARD_TOPOLOGY")) {
-      from_file = topology::HwlocTopology::load_xml(*path, "RAILYARD_TOPOLOGY");
-    }
-    const topology::HwlocTopology& topology = from_file ? *from_file : this_machine;
-    const auto machine = topology::describe_machine(topology);
+    int from_rank = -1;
+    const HostMachine host_machine = host_machine_for(cards, host, from_rank);
+    const topology::MachineLayout& machine = host_machine.layout;
     // Placements are CPU sets of this machine; with a topology read from a
     // file (RAILYARD_TOPOLOGY) they mean nothing there, so ranks count as
     // unbound. A rank allowed on every CPU is unbound too.
     std::vector<topology::RankPlacement> placements(host.ranks.size());
-    for (std::size_t i = 0; i < host.ranks.size() && topology.is_this_machine(); ++i) {
+    for (std::size_t i = 0; i < host.ranks.size() && host_machine.this_machine; ++i) {
       const auto& cpus = cards[static_cast<std::size_t>(host.ranks[i])].cpus;
       if (cpus != machine.cpus) {
         placements[i].cpus = cpus;
       }
     }
     const auto mapping = topology::map_rails(machine, placements, host.local_rank, options);
-    log::info("rail mapping on {} for local rank {} of {} from the ranks' gathered CPU sets: {}",
-              machine.origin, host.local_rank, host.local_size(), mapping.explain(host.local_rank));
+    log::info(
+        "rail mapping on {} (read by {}) for local rank {} of {} from the ranks' gathered "
+        "CPU sets: {}",
+        machine.origin,
+        from_rank < 0 ? std::string("this rank") : fmt::format("rank {}", from_rank),
+        host.local_rank, host.local_size(), mapping.explain(host.local_rank));
     mrail::RailChoice choice;
     for (const auto& nic : mapping.rails) {
       choice.rails.push_back(nic.name);

@@ -31,12 +31,11 @@ std::vector<RankCard> decode_cards(const Bootstrap& bootstrap) {
 }  // namespace
 
 World::World(std::unique_ptr<Bootstrap> bootstrap, CommunicatorOptions options,
-             std::chrono::milliseconds setup_timeout, const topology::HwlocTopology& this_machine)
+             std::chrono::milliseconds setup_timeout)
     : options_(options), setup_timeout_(setup_timeout), bootstrap_(std::move(bootstrap)) {
   const std::vector<RankCard> cards = decode_cards(*bootstrap_);
   host_ = host_peers(cards, rank());
-  auto endpoint_options =
-      mrail::Options::from_environment(rails_for_rank(cards, host_, this_machine));
+  auto endpoint_options = mrail::Options::from_environment(rails_for_rank(cards, host_));
   endpoint_options.host_rail =
       host_rail_for(options_.shared_memory, host_, cards[static_cast<std::size_t>(rank())].host);
   endpoint_ = std::make_unique<mrail::Endpoint>(std::move(endpoint_options));

@@ -15,7 +15,6 @@
 #include "railyard/comm/communicator_options.h"
 #include "railyard/comm/detail/progress_thread.h"
 #include "railyard/comm/detail/rank_card.h"
-#include "railyard/topology/hwloc_topology.h"
 #include "railyard/transports/mrail/endpoint.h"
 
 namespace railyard::comm::detail {
@@ -48,12 +47,11 @@ inline std::optional<std::chrono::steady_clock::time_point> deadline_after(
 
 class World {
  public:
-  // Opens this rank's endpoint on the rails mapped for it (on
-  // `this_machine`, the topology its rank card was read from) and exchanges
+  // Opens this rank's endpoint on the rails mapped for it and exchanges
   // addresses through `bootstrap` (whose descriptors are the rank cards),
   // each bootstrap call bounded by `setup_timeout`.
   World(std::unique_ptr<Bootstrap> bootstrap, CommunicatorOptions options,
-        std::chrono::milliseconds setup_timeout, const topology::HwlocTopology& this_machine);
+        std::chrono::milliseconds setup_timeout);
   // Waits (up to the timeout) until every rank is done with the endpoint,
   // so none closes while a peer still reads from it, then closes.
   ~World();

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "child_output.h"
+#include "scoped_env.h"
 
 #include <array>
 #include <chrono>
@@ -139,6 +140,25 @@ TEST(RailyardRun, EveryRankGetsTheJobEnvironmentAndItsOutputIsPrefixed) {
     EXPECT_NE(outcome.out.find(prefix + "no newline\n"), std::string::npos) << outcome.out;
     EXPECT_NE(outcome.err.find(prefix + "oops\n"), std::string::npos) << outcome.err;
   }
+}
+
+// railyard-run numbers local ranks, so only local rank 0 reads the host's
+// topology; the others map their rails on the layout its card carried.
+TEST(RailyardRun, OnlyLocalRankZeroReadsTheTopology) {
+  const railyard::testing::ScopedEnv unnamed("FI_OFI_MRAIL_ADDR", nullptr);
+  const railyard::testing::ScopedEnv unnamed_strc("FI_OFI_MRAIL_ADDR_STRC", nullptr);
+  const railyard::testing::ScopedEnv no_file("RAILYARD_TOPOLOGY", nullptr);
+  const railyard::testing::ScopedEnv info("RAILYARD_LOG", "info");
+  const Outcome outcome = launch({"-n", "3", "--timeout", "50", RAILYARD_RING_PATH});
+  ASSERT_EQ(outcome.status, 0) << outcome.err;
+  EXPECT_NE(outcome.out.find("every value is"), std::string::npos) << outcome.out;
+  for (int rank = 0; rank < 3; ++rank) {
+    EXPECT_NE(outcome.err.find(fmt::format("[{}] ", rank)), std::string::npos) << outcome.err;
+    const auto line =
+        outcome.err.find(fmt::format("(read by rank 0) for local rank {} of 3", rank));
+    EXPECT_NE(line, std::string::npos) << outcome.err;
+  }
+  EXPECT_EQ(outcome.err.find("read by this rank"), std::string::npos) << outcome.err;
 }
 
 TEST(RailyardRun, AnotherLaunchersIdentityIsNotInherited) {
