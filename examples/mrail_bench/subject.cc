@@ -115,7 +115,13 @@ SubjectResult run_subject(const Subject& subject, const Hosts& hosts,
           peer.send(transport->address());
         }
         const auto rows = measure(*transport, initiator, settings);
-        parent.send_text(to_json(rows, transport->rail_bytes()).dump());
+        const auto report = to_json(rows, transport->rail_bytes()).dump();
+        // The transport leaves before the report goes: once the parent has
+        // both reports it kills the processes, and a peer killed in the
+        // middle of its orderly leave (a Communicator's closing barrier and
+        // goodbye) is reported, rightly, as lost.
+        transport.reset();
+        parent.send_text(report);
       } catch (const std::exception& e) {
         parent.send_text(nlohmann::json{{"error", e.what()}}.dump());
       }
