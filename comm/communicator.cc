@@ -71,7 +71,13 @@ Communicator Communicator::world() {
 
 Communicator Communicator::world(const CommunicatorOptions& options, const Join& join,
                                  std::chrono::milliseconds setup_timeout) {
-  auto world = std::make_shared<detail::World>(join(my_rank_card()), options, setup_timeout);
+  detail::StartupSteps steps;
+  const Blob card = my_rank_card();
+  steps.mark("rank card");
+  auto bootstrap = join(card);
+  steps.mark("bootstrap");
+  auto world = std::make_shared<detail::World>(std::move(bootstrap), options, setup_timeout,
+                                               std::move(steps));
   auto group = std::make_shared<detail::Group>();
   group->context = 0;
   group->rank = world->rank();

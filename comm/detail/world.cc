@@ -31,14 +31,16 @@ std::vector<RankCard> decode_cards(const Bootstrap& bootstrap) {
 }  // namespace
 
 World::World(std::unique_ptr<Bootstrap> bootstrap, CommunicatorOptions options,
-             std::chrono::milliseconds setup_timeout)
+             std::chrono::milliseconds setup_timeout, StartupSteps steps)
     : options_(options), setup_timeout_(setup_timeout), bootstrap_(std::move(bootstrap)) {
   const std::vector<RankCard> cards = decode_cards(*bootstrap_);
   host_ = host_peers(cards, rank());
   auto endpoint_options = mrail::Options::from_environment(rails_for_rank(cards, host_));
   endpoint_options.host_rail =
       host_rail_for(options_.shared_memory, host_, cards[static_cast<std::size_t>(rank())].host);
+  steps.mark("rail mapping");
   endpoint_ = std::make_unique<mrail::Endpoint>(std::move(endpoint_options));
+  steps.mark("endpoint");
   const std::vector<Blob> addresses = bootstrap_->allgather(endpoint_->address(), setup_timeout);
   peers_.reserve(addresses.size());
   for (std::size_t other = 0; other < addresses.size(); ++other) {
@@ -59,12 +61,14 @@ World::World(std::unique_ptr<Bootstrap> bootstrap, CommunicatorOptions options,
     same_host += static_cast<unsigned>(!paths.empty() && paths.front().same_host &&
                                        static_cast<int>(other) != rank());
   }
+  steps.mark("address exchange");
   log::info(
       "communicator: rank {} of {} (local rank {} of {} on {}), bootstrap {}, {} rail(s), "
-      "{} peer(s) over shared memory, progress thread {}",
+      "{} peer(s) over shared memory, progress thread {}; ready in {}",
       rank(), size(), host_.local_rank, host_.local_size(),
       cards[static_cast<std::size_t>(rank())].host, bootstrap_->method(),
-      endpoint_->network_rail_count(), same_host, options_.progress_thread ? "on" : "off");
+      endpoint_->network_rail_count(), same_host, options_.progress_thread ? "on" : "off",
+      steps.summary());
   if (options_.progress_thread) {
     progress_thread_ = std::make_unique<ProgressThread>(*endpoint_);
   }

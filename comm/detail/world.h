@@ -15,6 +15,7 @@
 #include "railyard/comm/communicator_options.h"
 #include "railyard/comm/detail/progress_thread.h"
 #include "railyard/comm/detail/rank_card.h"
+#include "railyard/comm/detail/startup_steps.h"
 #include "railyard/transports/mrail/endpoint.h"
 
 namespace railyard::comm::detail {
@@ -49,9 +50,11 @@ class World {
  public:
   // Opens this rank's endpoint on the rails mapped for it and exchanges
   // addresses through `bootstrap` (whose descriptors are the rank cards),
-  // each bootstrap call bounded by `setup_timeout`.
+  // each bootstrap call bounded by `setup_timeout`. `steps` holds the
+  // start-up steps taken before (the card, the bootstrap); the rank logs
+  // them with its own once it is ready.
   World(std::unique_ptr<Bootstrap> bootstrap, CommunicatorOptions options,
-        std::chrono::milliseconds setup_timeout);
+        std::chrono::milliseconds setup_timeout, StartupSteps steps = {});
   // Waits (up to the timeout) until every rank is done with the endpoint,
   // so none closes while a peer still reads from it, then closes.
   ~World();

@@ -161,6 +161,32 @@ TEST(RailyardRun, OnlyLocalRankZeroReadsTheTopology) {
   EXPECT_EQ(outcome.err.find("read by this rank"), std::string::npos) << outcome.err;
 }
 
+// Each rank says once, at info level, how long each start-up step took.
+TEST(RailyardRun, EachRankLogsItsStartUpStepsOnce) {
+  const railyard::testing::ScopedEnv info("RAILYARD_LOG", "info");
+  const Outcome outcome = launch({"-n", "3", "--timeout", "50", RAILYARD_RING_PATH});
+  ASSERT_EQ(outcome.status, 0) << outcome.err;
+  std::size_t lines = 0;
+  for (auto at = outcome.err.find("; ready in "); at != std::string::npos;
+       at = outcome.err.find("; ready in ", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 3U) << outcome.err;
+  for (int rank = 0; rank < 3; ++rank) {
+    const auto ready = outcome.err.find(fmt::format("communicator: rank {} of 3", rank));
+    ASSERT_NE(ready, std::string::npos) << outcome.err;
+    const std::string ready_line = outcome.err.substr(ready, outcome.err.find('\n', ready) - ready);
+    std::size_t previous = ready_line.find("; ready in ");
+    ASSERT_NE(previous, std::string::npos) << ready_line;
+    for (const char* step : {": rank card ", ", bootstrap ", ", rail mapping ", ", endpoint ",
+                             ", address exchange "}) {
+      const auto at = ready_line.find(step, previous);
+      ASSERT_NE(at, std::string::npos) << step << " after the step before in " << ready_line;
+      previous = at;
+    }
+  }
+}
+
 TEST(RailyardRun, AnotherLaunchersIdentityIsNotInherited) {
   ASSERT_EQ(::setenv("OMPI_COMM_WORLD_RANK", "7", 1), 0);  // NOLINT(concurrency-mt-unsafe)
   const Outcome outcome =
