@@ -40,6 +40,17 @@ std::vector<RankLaunch> plan_ranks(const LaunchOptions& options,
   common.push_back(fmt::format("RAILYARD_LOCAL_SIZE={}", options.ranks));
   common.push_back("RAILYARD_ROOT=" + root);
   common.push_back("RAILYARD_JOB_KEY=" + job_key);
+  // Debian's libfabric links PSM's libinfinipath, which installs a signal
+  // handler when it is loaded that writes `<program>.80s-<pid>,<host>.btr`
+  // into the working directory whenever the process dies of a fatal signal,
+  // whether or not PSM is used. railyard-run reports a rank's signal itself,
+  // and the variable is read only at load, so it has to come from here.
+  // A value the user set is kept.
+  if (std::none_of(common.begin(), common.end(), [](const std::string& entry) {
+        return entry.starts_with("IPATH_NO_BACKTRACE=");
+      })) {
+    common.emplace_back("IPATH_NO_BACKTRACE=1");
+  }
   if (options.rails) {
     std::erase_if(common,
                   [](const std::string& entry) { return entry.starts_with("RAILYARD_RAILS="); });

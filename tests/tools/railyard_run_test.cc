@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <csignal>
+#include <cstdlib>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -215,6 +216,51 @@ TEST(RailyardRun, ARankKilledBySignalGivesShellsStatus) {
       launch({"-n", "2", "sh", "-c", "if [ $RAILYARD_RANK = 1 ]; then kill -9 $$; fi; sleep 30"});
   EXPECT_EQ(outcome.status, 128 + SIGKILL) << outcome.err;
   EXPECT_NE(outcome.err.find("rank 1 was killed by signal 9"), std::string::npos) << outcome.err;
+}
+
+// Files named `<program>.80s-<pid>,<host>.btr` in a directory.
+std::vector<std::string> backtrace_files(const std::string& directory) {
+  std::vector<std::string> out;
+  for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find(".80s-") != std::string::npos && name.ends_with(".btr")) {
+      out.push_back(name);
+    }
+  }
+  return out;
+}
+
+// Debian's libfabric links PSM's libinfinipath, whose signal handler
+// writes a backtrace file into the working directory of any process that
+// loaded it and dies of a fatal signal, and turns the death into exit
+// status 1. A rank railyard-run starts dies of its signal and leaves no
+// file, and a user's own setting of the variable is kept.
+TEST(RailyardRun, ACrashingRankLeavesNoBacktraceFileBehind) {
+  const PidDirectory scratch;
+  const std::string in_scratch =
+      fmt::format("cd '{}' && exec '{}'", scratch.path(), RAILYARD_ABORTING_RANK_PATH);
+  {
+    // Without railyard-run, the same program leaves one on this machine.
+    const railyard::testing::ScopedEnv unset("IPATH_NO_BACKTRACE", nullptr);
+    ASSERT_NE(std::system(in_scratch.c_str()), 0);  // NOLINT(cert-env33-c,concurrency-mt-unsafe)
+    if (backtrace_files(scratch.path()).empty()) {
+      GTEST_SKIP() << "this machine's libfabric writes no backtrace files (no libinfinipath)";
+    }
+    for (const auto& name : backtrace_files(scratch.path())) {
+      std::filesystem::remove(std::filesystem::path(scratch.path()) / name);
+    }
+  }
+  {
+    const railyard::testing::ScopedEnv unset("IPATH_NO_BACKTRACE", nullptr);
+    const Outcome outcome = launch({"-n", "2", "sh", "-c", in_scratch});
+    EXPECT_EQ(outcome.status, 128 + SIGABRT) << outcome.err;
+    EXPECT_TRUE(backtrace_files(scratch.path()).empty()) << backtrace_files(scratch.path()).front();
+  }
+  {
+    const railyard::testing::ScopedEnv keep("IPATH_NO_BACKTRACE", "yes");
+    const Outcome outcome = launch({"-n", "1", "sh", "-c", "echo \"value=$IPATH_NO_BACKTRACE\""});
+    EXPECT_NE(outcome.out.find("[0] value=yes\n"), std::string::npos) << outcome.out;
+  }
 }
 
 TEST(RailyardRun, TheTimeoutStopsTheJobWithStatus124) {
