@@ -141,9 +141,10 @@ namespace {
 
 // A child whose rail takes one message (tag 1), says so on the pipe, then
 // progresses until it is killed.
-tools::ForkedPeer child_receiving_once() {
-  return tools::ForkedPeer([](tools::Pipe& pipe) {
-    Rail rail(testing::loopback_options("127.0.0.1"));
+tools::ForkedPeer child_receiving_once(
+    const RailOptions& options = testing::loopback_options("127.0.0.1")) {
+  return tools::ForkedPeer([options](tools::Pipe& pipe) {
+    Rail rail(options);
     pipe.send(rail.address());
     (void)rail.insert_peer(pipe.receive(testing::kTestTimeout));
     std::array<std::byte, 8> buffer{};
@@ -203,6 +204,51 @@ TEST(RailFork, PostsToADeadPeerFailWithinThePostTimeout) {
         return std::all_of(sends.begin(), sends.end(), [](const auto& s) { return s->done(); });
       },
       std::chrono::seconds(10), rail.wait_policy()));
+}
+
+// net cancels, with FI_ECANCELED, every send queued on a connection that
+// died. That is the peer's loss, not a withdrawn operation: it must read as
+// unreachable (the multi-rail layer fails the peer on it and ignores
+// cancellations, which only it asks for), while a cancel the rail's user asked
+// for still reads as canceled.
+TEST(RailFork, SendsTheProviderDropsWithTheirConnectionFailAsUnreachable) {
+  RailOptions options = testing::loopback_options("127.0.0.1");
+  options.provider = "net";
+  options.post_timeout = std::chrono::seconds(30);
+  tools::ForkedPeer child = child_receiving_once(options);
+  Rail rail(options);
+  const RailPeer peer = meet_then_kill(rail, child);
+
+  std::array<std::byte, 8> in{};
+  Request withdrawn;
+  ASSERT_TRUE(rail.post_tagged_recv(withdrawn, MutableBuffer{in.data(), in.size()}, 9).ok());
+  ASSERT_TRUE(rail.cancel(withdrawn).ok());
+
+  // Sends large enough to queue behind the dead socket's buffer.
+  std::vector<std::byte> payload(1 << 20);
+  std::vector<std::unique_ptr<Request>> sends;
+  for (int i = 0; i < 8; ++i) {
+    sends.push_back(std::make_unique<Request>());
+    ASSERT_TRUE(
+        rail.post_tagged_send(*sends.back(), peer, ConstBuffer{payload.data(), payload.size()}, 2)
+            .ok());
+  }
+  ASSERT_TRUE(progress_until(
+      std::array<Rail*, 1>{&rail},
+      [&] {
+        return withdrawn.done() &&
+               std::all_of(sends.begin(), sends.end(), [](const auto& s) { return s->done(); });
+      },
+      std::chrono::seconds(20), rail.wait_policy()))
+      << "sends to a dead peer still pending after 20 s (post timeout 30 s)";
+  EXPECT_EQ(withdrawn.status().code(), StatusCode::kCanceled) << withdrawn.status().to_string();
+  for (const auto& send : sends) {
+    ASSERT_FALSE(send->status().ok());
+    EXPECT_EQ(send->status().code(), StatusCode::kUnreachable) << send->status().to_string();
+  }
+  EXPECT_TRUE(std::any_of(sends.begin(), sends.end(), [](const auto& s) {
+    return s->status().message().find("canceled by the provider") != std::string::npos;
+  })) << sends.back()->status().to_string();
 }
 
 // An inject has no operation to carry an error: once deferred, its failure

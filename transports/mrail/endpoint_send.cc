@@ -253,7 +253,8 @@ void Endpoint::on_sent(TxSlot& slot, const Completion& completion) {
   state.free_slots.push_back(&slot);
   if (!completion.status.ok()) {
     ++state.traffic.errors;
-    // Canceled only when this endpoint closes or has failed the peer itself.
+    // Canceled only when this endpoint has failed the peer itself (a send
+    // the provider drops with its connection completes as unreachable).
     if (completion.status.code() != StatusCode::kCanceled) {
       lost_message(slot.peer, completion.status);
     }

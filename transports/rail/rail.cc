@@ -517,6 +517,7 @@ Status Rail::cancel(RailOp& op) {
       return {};
     }
   }
+  op.cancel_requested_ = true;
   const long rc = fi_cancel(&endpoint_.get()->fid, &op.context_);
   if (rc != 0) {
     const int err = static_cast<int>(-rc);
@@ -528,6 +529,7 @@ Status Rail::cancel(RailOp& op) {
 
 void Rail::finish(RailOp& op, const Completion& completion) noexcept {
   op.in_flight_ = false;
+  op.cancel_requested_ = false;
   try {
     if (!completion.status.ok()) {
       log::debug("rail {}: {}", name_, completion.status.to_string());
@@ -610,6 +612,7 @@ std::size_t Rail::deliver_error() {
   completion.kind = op.kind_;
   completion.length = entry.len;
   completion.tag = entry.tag;
+  StatusCode code = code_for(entry.err);
   std::string message;
   if (entry.err == FI_ETRUNC || entry.err == FI_ETOOSMALL) {
     // Some providers (tcp;ofi_rxm) report neither the delivered nor the
@@ -619,11 +622,20 @@ std::size_t Rail::deliver_error() {
                                  : std::string("message of unreported length");
     message = fmt::format("{} on rail {}: a {} (tag 0x{:x}) does not fit the {}-byte buffer",
                           to_string(op.kind_), name_, size, entry.tag, op.posted_length_);
+  } else if (entry.err == FI_ECANCELED && !op.cancel_requested_) {
+    // Nobody asked for it: the provider dropped the operation with its
+    // connection (net cancels every send queued to a peer whose socket
+    // died). The peer is unreachable, not the operation withdrawn.
+    message = fmt::format(
+        "{} of {} bytes on rail {} was canceled by the provider, which lost its connection to the "
+        "peer ({})",
+        to_string(op.kind_), op.posted_length_, name_, text);
+    code = StatusCode::kUnreachable;
   } else {
     message = fmt::format("{} of {} bytes on rail {} failed: {} ({})", to_string(op.kind_),
                           op.posted_length_, name_, fi_strerror(entry.err), text);
   }
-  completion.status = Status(code_for(entry.err), std::move(message), entry.err);
+  completion.status = Status(code, std::move(message), entry.err);
   finish(op, completion);
   return 1;
 }

@@ -123,7 +123,9 @@ class Rail {
   std::size_t fail_deferred_posts_to(RailPeer peer, const Status& status);
 
   // Asks for an in-flight operation to end early. If it had not finished, it
-  // completes (from progress()) with StatusCode::kCanceled.
+  // completes (from progress()) with StatusCode::kCanceled. An operation the
+  // provider cancels on its own, with its connection, completes with
+  // StatusCode::kUnreachable instead.
   [[nodiscard]] Status cancel(RailOp& op);
 
   // Reads the completion queue without blocking, runs the finished

@@ -67,6 +67,9 @@ class RailOp {
   OpKind kind_ = OpKind::kSend;
   std::size_t posted_length_ = 0;
   bool in_flight_ = false;
+  // Set by Rail::cancel(): a cancellation we did not ask for is the
+  // provider's way (net's) of saying the connection to the peer is gone.
+  bool cancel_requested_ = false;
 };
 
 }  // namespace railyard
