@@ -26,6 +26,7 @@
 #include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
 #include "railyard/transports/mrail/policy_table.h"
+#include "railyard/transports/rail/rail_options.h"
 #include "railyard_tools/report.h"
 #include "railyard_tools/tool_main.h"
 #include "subject.h"
@@ -67,7 +68,7 @@ const SubjectResult* find(const std::vector<SubjectResult>& results, const std::
 
 void print_table(const std::vector<SubjectResult>& results, const std::vector<std::uint64_t>& sizes,
                  const char* title, const std::function<double(const Measurement&)>& value,
-                 const char* format) {
+                 int precision) {
   std::vector<const SubjectResult*> shown;
   for (const auto& result : results) {
     if (result.error.empty() &&
@@ -79,9 +80,14 @@ void print_table(const std::vector<SubjectResult>& results, const std::vector<st
   if (shown.empty()) {
     return;
   }
+  // Columns as wide as the longest name (subject@provider can be long).
+  std::size_t width = 12;
+  for (const auto* result : shown) {
+    width = std::max(width, result->name.size());
+  }
   std::cout << "# " << title << "\n# " << fmt::format("{:>9}", "size");
   for (const auto* result : shown) {
-    std::cout << fmt::format(" {:>12}", result->name);
+    std::cout << fmt::format(" {:>{}}", result->name, width);
   }
   std::cout << "\n";
   for (const auto size : sizes) {
@@ -90,10 +96,10 @@ void print_table(const std::vector<SubjectResult>& results, const std::vector<st
     for (const auto* result : shown) {
       const Measurement* row = row_for(*result, size);
       if (row != nullptr && value(*row) >= 0) {
-        line += fmt::format(fmt::runtime(format), value(*row));
+        line += fmt::format(" {:>{}.{}f}", value(*row), width, precision);
         any = true;
       } else {
-        line += fmt::format(" {:>12}", "-");
+        line += fmt::format(" {:>{}}", "-", width);
       }
     }
     if (any) {
@@ -205,6 +211,7 @@ int run(int argc, char** argv) {
   std::size_t rounds = 1;
   std::size_t latency_iterations = MeasureSettings{}.latency_iterations;
   bool communicator = false;
+  std::string providers = default_provider();
   Hosts hosts;
   hosts.netns_a = env::get_or("RAILYARD_NETNS_A", "");
   hosts.netns_b = env::get_or("RAILYARD_NETNS_B", "");
@@ -262,6 +269,11 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--mpi-agent", openmpi.agent, "mpirun-netns-agent.sh")->capture_default_str();
   app.add_option("--json", json_path, "also write every result to this JSON file");
+  app.add_option("--providers", providers,
+                 "libfabric providers of railyard's subjects (raw, parallel, the policies), "
+                 "measured in one run: with several, each such subject runs once per provider, "
+                 "named <subject>@<provider>, and the first provider is the others' baseline")
+      ->capture_default_str();
   app.add_flag("--communicator", communicator,
                "also measure each policy through a Communicator of two ranks (comm-<policy>), "
                "beside the endpoint it is built on");
@@ -293,6 +305,19 @@ int run(int argc, char** argv) {
   const auto baselines =
       compare == "none" ? std::vector<std::string>{} : split_list("--compare", compare);
 
+  const auto provider_list = split_list("--providers", providers);
+  for (const auto& provider : provider_list) {
+    if (provider.find(' ') != std::string::npos ||
+        std::count(provider_list.begin(), provider_list.end(), provider) != 1) {
+      throw ConfigError("--providers", providers,
+                        "expected distinct libfabric provider names such as tcp;ofi_rxm,net");
+    }
+  }
+  // With one provider the names stay as they always were.
+  const auto named = [&](const std::string& subject, const std::string& provider) {
+    return provider_list.size() == 1 ? subject : subject + "@" + provider;
+  };
+
   std::vector<Subject> subjects;
   const auto wants = [&](const char* name) {
     return std::find(baselines.begin(), baselines.end(), name) != baselines.end();
@@ -303,23 +328,32 @@ int run(int argc, char** argv) {
       throw ConfigError("--compare", compare, "expected raw, parallel, ofi_mrail, openmpi or none");
     }
   }
+  // Providers interleave within each subject, so the subjects compared
+  // with each other run next to each other in every round.
+  const auto per_provider = [&](const std::string& name, Subject::Kind kind,
+                                const std::string& table) {
+    for (const auto& provider : provider_list) {
+      subjects.push_back({named(name, provider), kind, table, true, provider});
+    }
+  };
   if (wants("raw")) {
-    subjects.push_back({"raw", Subject::Kind::kRawRail, "", true});
+    per_provider("raw", Subject::Kind::kRawRail, "");
   }
   if (wants("parallel")) {
-    subjects.push_back({"parallel", Subject::Kind::kParallelRails, "", true});
+    per_provider("parallel", Subject::Kind::kParallelRails, "");
   }
   for (const auto& policy : split_list("--policies", policies)) {
     const std::string table = policy == "default" ? mrail::PolicyTable::kDefault : "-1:" + policy;
     (void)mrail::PolicyTable::parse("--policies", table);  // reject unknown policies now
-    subjects.push_back({policy, Subject::Kind::kRailyard, table, true});
+    per_provider(policy, Subject::Kind::kRailyard, table);
     if (communicator) {
-      subjects.push_back({"comm-" + policy, Subject::Kind::kCommunicator, table, true});
+      per_provider("comm-" + policy, Subject::Kind::kCommunicator, table);
     }
   }
   if (wants("ofi_mrail")) {
-    subjects.push_back({"ofi_mrail", Subject::Kind::kOfiMrail, "", true});
-    subjects.push_back({"ofi_mrail-untagged", Subject::Kind::kOfiMrail, "", false});
+    subjects.push_back({"ofi_mrail", Subject::Kind::kOfiMrail, "", true, provider_list.front()});
+    subjects.push_back(
+        {"ofi_mrail-untagged", Subject::Kind::kOfiMrail, "", false, provider_list.front()});
   }
 
   std::cout << fmt::format(
@@ -356,10 +390,10 @@ int run(int argc, char** argv) {
 
   print_table(
       results, settings.sizes, "Bandwidth (MB/s)",
-      [](const Measurement& row) { return row.bandwidth_mbps; }, " {:>12.1f}");
+      [](const Measurement& row) { return row.bandwidth_mbps; }, 1);
   print_table(
       results, settings.sizes, "Latency (us, half round trip)",
-      [](const Measurement& row) { return row.latency_us; }, " {:>12.2f}");
+      [](const Measurement& row) { return row.latency_us; }, 2);
 
   std::cout << "# Ratios (same run)\n";
   const auto print_ratio = [&](const std::string& label, const std::vector<std::string>& numerators,
@@ -373,19 +407,48 @@ int run(int argc, char** argv) {
     }
   };
   constexpr std::uint64_t kMax = ~std::uint64_t{0};
-  print_ratio("striping / parallel rails, 64 KiB and up", {"striping"}, "parallel", 65536, kMax,
-              false);
-  print_ratio("striping / openmpi, 64 KiB and up", {"striping"}, "openmpi", 65536, kMax, false);
-  print_ratio("best of round-robin, striping / raw, 4-32 KiB", {"round-robin", "striping"}, "raw",
-              4096, 32768, false);
-  print_ratio("openmpi / raw, 4-32 KiB", {"openmpi"}, "raw", 4096, 32768, false);
-  print_ratio("fixed / raw latency, up to 4 KiB", {"fixed"}, "raw", 0, 4096, true);
-  if (communicator) {
-    for (const auto& policy : split_list("--policies", policies)) {
-      print_ratio(fmt::format("comm-{0} / {0}, 64 KiB and up", policy), {"comm-" + policy}, policy,
-                  65536, kMax, false);
-      print_ratio(fmt::format("comm-{0} / {0} latency, up to 4 KiB", policy), {"comm-" + policy},
-                  policy, 0, 4096, true);
+  for (const auto& provider : provider_list) {
+    const auto in = [&](const std::string& subject) { return named(subject, provider); };
+    const auto label = [&](const std::string& text) {
+      return provider_list.size() == 1 ? text : fmt::format("{} ({})", text, provider);
+    };
+    print_ratio(label("striping / parallel rails, 64 KiB and up"), {in("striping")}, in("parallel"),
+                65536, kMax, false);
+    print_ratio(label("striping / openmpi, 64 KiB and up"), {in("striping")}, "openmpi", 65536,
+                kMax, false);
+    print_ratio(label("best of round-robin, striping / raw, 4-32 KiB"),
+                {in("round-robin"), in("striping")}, in("raw"), 4096, 32768, false);
+    print_ratio(label("fixed / raw latency, up to 4 KiB"), {in("fixed")}, in("raw"), 0, 4096, true);
+    if (communicator) {
+      for (const auto& policy : split_list("--policies", policies)) {
+        print_ratio(label(fmt::format("comm-{0} / {0}, 64 KiB and up", policy)),
+                    {in("comm-" + policy)}, in(policy), 65536, kMax, false);
+        print_ratio(label(fmt::format("comm-{0} / {0} latency, up to 4 KiB", policy)),
+                    {in("comm-" + policy)}, in(policy), 0, 4096, true);
+      }
+    }
+  }
+  print_ratio("openmpi / raw, 4-32 KiB", {"openmpi"}, named("raw", provider_list.front()), 4096,
+              32768, false);
+  // Each further provider against the first, subject by subject.
+  for (std::size_t p = 1; p < provider_list.size(); ++p) {
+    const std::string& first = provider_list.front();
+    const std::string& other = provider_list[p];
+    std::vector<std::string> compared;
+    for (const auto& subject : subjects) {
+      if (subject.provider == other) {
+        compared.push_back(subject.name.substr(0, subject.name.size() - other.size() - 1));
+      }
+    }
+    for (const auto& name : compared) {
+      const std::string numerator = named(name, other);
+      const std::string denominator = named(name, first);
+      const auto text = [&](const char* range) {
+        return fmt::format("{} / {}, {}", numerator, denominator, range);
+      };
+      print_ratio(text("latency up to 1 KiB"), {numerator}, denominator, 0, 1024, true);
+      print_ratio(text("4-32 KiB"), {numerator}, denominator, 4096, 32768, false);
+      print_ratio(text("64 KiB and up"), {numerator}, denominator, 65536, kMax, false);
     }
   }
   std::cout << "#\n";

@@ -17,6 +17,7 @@
 #include "mrail_transport.h"
 #include "ofi_mrail_transport.h"
 #include "rails_transport.h"
+#include "railyard/transports/rail/provider_defaults.h"
 #include "railyard/transports/rail/rail_options.h"
 #include "railyard_tools/forked_peer.h"
 
@@ -75,6 +76,18 @@ std::unique_ptr<BenchTransport> make_transport(const Subject& subject,
   throw std::runtime_error("subject " + subject.name + " does not run in-process");
 }
 
+// In the forked subject, before it touches libfabric: the provider its rails
+// open, with the settings railyard gives that provider when it is the
+// default (the library applied the parent's default's when it loaded).
+void use_provider(const std::string& provider) {
+  // NOLINTBEGIN(concurrency-mt-unsafe): a fresh child of one thread
+  ::setenv("RAILYARD_PROVIDER", provider.c_str(), 1);
+  for (const auto& setting : provider_defaults_for(provider)) {
+    ::setenv(setting.variable, setting.value, 0);
+  }
+  // NOLINTEND(concurrency-mt-unsafe)
+}
+
 nlohmann::json to_json(const std::vector<Measurement>& rows, const std::vector<RailBytes>& rails) {
   nlohmann::json out;
   out["rows"] = nlohmann::json::array();
@@ -104,6 +117,9 @@ SubjectResult run_subject(const Subject& subject, const Hosts& hosts,
       const Pipe peer(link[initiator ? 0 : 1]);
       try {
         enter_namespace(initiator ? hosts.netns_a : hosts.netns_b);
+        if (!subject.provider.empty()) {
+          use_provider(subject.provider);
+        }
         auto transport =
             make_transport(subject, initiator ? hosts.rails_a : hosts.rails_b, settings, initiator);
         // The initiator speaks first, so the exchange cannot deadlock.

@@ -25,6 +25,8 @@ struct Subject {
   Kind kind = Kind::kRailyard;
   std::string policy_table;  // kRailyard, kCommunicator: FI_OFI_MRAIL_CONFIG
   bool tagged = true;        // kOfiMrail
+  // Rail provider of railyard's subjects; empty: RAILYARD_PROVIDER's.
+  std::string provider;
 };
 
 struct SubjectResult {
