@@ -307,7 +307,7 @@ int run_tool(int argc, char** argv) {
                  "comma list of addresses, one rail each (interface, IP, host or FI_ADDR_STR)")
       ->capture_default_str();
   app.add_option("--provider", settings.provider,
-                 "libfabric provider (default: RAILYARD_PROVIDER or tcp;ofi_rxm)");
+                 "libfabric provider (default: RAILYARD_PROVIDER or net)");
   app.add_option("--min-size", min_size, "smallest message, e.g. 1, 4k")->capture_default_str();
   app.add_option("--max-size", max_size, "largest message, e.g. 4m")->capture_default_str();
   app.add_option("--window", settings.window, "messages in flight per bandwidth window")

@@ -6,7 +6,7 @@
 #   mpi        mpirun -np N --oversubscribe --bind-to none railyard-mpi-init-time   (MPI_Init, the baseline)
 #   libfabric  railyard-run -n N railyard-fabric-open-time     (the floor: N processes that
 #              only open the endpoints a rank opens, a rail of RAILYARD_PROVIDER's provider
-#              (tcp;ofi_rxm unless set) and shm, exchanging nothing)
+#              (net unless set) and shm, exchanging nothing)
 # Each figure is the slowest rank's; the table gives each way's median over
 # the rounds and its ratio to MPI_Init's. The libfabric floor runs with
 # FI_OFI_RXM_MSG_RX_SIZE as railyard would set it (256 unless already set).
@@ -56,7 +56,7 @@ declare -A commands=(
   [root]="$launcher -n $ranks --timeout 120 $bench --label root"
   [pmix]="timeout 120 mpirun ${mpirun_flags[*]} $bench --label pmix"
   [mpi]="timeout 120 mpirun ${mpirun_flags[*]} $baseline MPI_Init"
-  [libfabric]="env FI_OFI_RXM_MSG_RX_SIZE=${FI_OFI_RXM_MSG_RX_SIZE:-256} $launcher -n $ranks --timeout 120 $floor ${RAILYARD_PROVIDER:-tcp;ofi_rxm} shm"
+  [libfabric]="env FI_OFI_RXM_MSG_RX_SIZE=${FI_OFI_RXM_MSG_RX_SIZE:-256} $launcher -n $ranks --timeout 120 $floor ${RAILYARD_PROVIDER:-net} shm"
 )
 ways=(root pmix mpi libfabric)
 declare -A ready world

@@ -1,7 +1,7 @@
 /* The floor under railyard-bootstrap-bench: how long after its start a
  * process that does nothing but what libfabric itself costs is ready. It
  * opens one RDM endpoint per provider named on the command line (default
- * "tcp;ofi_rxm" and "shm", what a rank of a one-host job opens: a rail and
+ * "net" and "shm", what a rank of a one-host job opens: a rail and
  * the host rail), enabled and bound to an address vector and a completion
  * queue, and prints one result line. Several copies started at once (for
  * example by railyard-run -n 8) show what the machine spends on libfabric
@@ -103,7 +103,7 @@ static void close_endpoint(struct Opened* opened) {
 int main(int argc, char** argv) {
   const double entered = now_ms();
   const double started = railyard_process_age_ms();
-  const char* defaults[] = {"tcp;ofi_rxm", "shm"};
+  const char* defaults[] = {"net", "shm"};
   const char* const* providers = argc > 1 ? (const char* const*)(argv + 1) : defaults;
   const int count = argc > 1 ? argc - 1 : 2;
   if (count > kMaxProviders) {

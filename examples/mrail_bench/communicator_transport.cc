@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <span>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -67,18 +68,31 @@ void CommunicatorTransport::post_send(std::size_t slot, std::size_t size, std::u
   comm::Communicator& world = joined();
   requests_[slot] = world.isend(buffer_.data(), size, 1 - world.rank(),
                                 static_cast<int>(tag % comm::Communicator::kMaxTag));
+  posted(slot);
 }
 
 void CommunicatorTransport::post_recv(std::size_t slot, std::size_t size, std::uint64_t tag) {
   comm::Communicator& world = joined();
   requests_[slot] = world.irecv(buffer_.data(), size, 1 - world.rank(),
                                 static_cast<int>(tag % comm::Communicator::kMaxTag));
+  posted(slot);
+}
+
+void CommunicatorTransport::posted(std::size_t slot) {
+  posted_first_ = std::min(posted_first_, slot);
+  posted_last_ = std::max(posted_last_, slot + 1);
 }
 
 void CommunicatorTransport::wait_all(std::chrono::milliseconds timeout) {
   try {
-    // Slots not posted since their last wait are inactive: wait_all skips them.
-    comm::Request::wait_all(requests_, timeout);
+    // Slots in between not posted since their last wait are inactive:
+    // wait_all skips them.
+    if (posted_first_ < posted_last_) {
+      comm::Request::wait_all(
+          std::span(requests_).subspan(posted_first_, posted_last_ - posted_first_), timeout);
+    }
+    posted_first_ = SIZE_MAX;
+    posted_last_ = 0;
   } catch (const std::exception& error) {
     throw std::runtime_error(fmt::format("communicator: {}", error.what()));
   }

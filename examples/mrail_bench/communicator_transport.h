@@ -4,6 +4,7 @@
 // plane), so the two measure what the Communicator layer costs.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,12 @@ class CommunicatorTransport final : public BenchTransport {
   std::optional<comm::Communicator> world_;
   std::vector<std::byte> buffer_;
   std::vector<comm::Request> requests_;
+  // The slots posted since the last wait, [first, last): only those are
+  // waited on, as the endpoint subject waits only on what it posted (a wait
+  // over every slot would test 60-odd idle requests per poll).
+  std::size_t posted_first_ = SIZE_MAX;
+  std::size_t posted_last_ = 0;
+  void posted(std::size_t slot);
 };
 
 }  // namespace railyard::bench

@@ -1,4 +1,4 @@
-// Raw rails (tcp;ofi_rxm endpoints without the multi-rail layer): one rail
+// Raw rails (endpoints of the rail provider without the multi-rail layer): one rail
 // is the single-NIC baseline; several carry independent streams side by
 // side, which measures what the rails can carry in parallel.
 #pragma once

@@ -76,7 +76,7 @@ TEST(ProviderDefaults, OtherProvidersKeepLibfabricsDefaults) {
 
 TEST(ProviderDefaults, SetAtLoadWhenUnsetAndLoggedWhenARailOpens) {
   const auto child = run_child({{"FI_OFI_RXM_MSG_RX_SIZE", std::nullopt},
-                                {"RAILYARD_PROVIDER", std::nullopt},
+                                {"RAILYARD_PROVIDER", "tcp;ofi_rxm"},
                                 {"RAILYARD_LOG", "info"}});
   ASSERT_EQ(child.status, 0) << child.out << child.err;
   EXPECT_NE(child.out.find("REPORT value=256 user=(none)"), std::string::npos) << child.out;
@@ -87,12 +87,20 @@ TEST(ProviderDefaults, SetAtLoadWhenUnsetAndLoggedWhenARailOpens) {
 
 TEST(ProviderDefaults, TheUsersValueWins) {
   const auto child = run_child({{"FI_OFI_RXM_MSG_RX_SIZE", "4096"},
-                                {"RAILYARD_PROVIDER", std::nullopt},
+                                {"RAILYARD_PROVIDER", "tcp;ofi_rxm"},
                                 {"RAILYARD_LOG", "info"}});
   ASSERT_EQ(child.status, 0) << child.out << child.err;
   EXPECT_NE(child.out.find("REPORT value=4096 user=4096"), std::string::npos) << child.out;
   EXPECT_NE(child.err.find("FI_OFI_RXM_MSG_RX_SIZE=4096 as the user set it"), std::string::npos)
       << child.err;
+}
+
+TEST(ProviderDefaults, NothingIsSetForTheDefaultProvider) {
+  const auto child =
+      run_child({{"FI_OFI_RXM_MSG_RX_SIZE", std::nullopt}, {"RAILYARD_PROVIDER", std::nullopt}});
+  ASSERT_EQ(child.status, 0) << child.out << child.err;
+  EXPECT_NE(child.out.find("REPORT value=(unset) user=(none) settings=0"), std::string::npos)
+      << child.out;
 }
 
 TEST(ProviderDefaults, NothingIsSetForAnotherRailProvider) {
@@ -104,8 +112,9 @@ TEST(ProviderDefaults, NothingIsSetForAnotherRailProvider) {
 }
 
 // Runs only in the processes the tests above start: reports the variable
-// as the process sees it after load, and opens a rail when the provider is
-// the default one (so the log line can be checked).
+// as the process sees it after load, and opens a rail of RAILYARD_PROVIDER's
+// provider when railyard applied settings for it (so the log line can be
+// checked).
 TEST(ProviderDefaultsChild, Report) {
   if (std::getenv(kChildMarker) == nullptr) {  // NOLINT(concurrency-mt-unsafe)
     GTEST_SKIP() << "runs only in a child process of the ProviderDefaults tests";

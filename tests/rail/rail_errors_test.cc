@@ -128,7 +128,7 @@ TEST(RailErrors, EnvironmentVariablesAreValidated) {
 TEST(RailErrors, TheDefaultProviderComesFromTheEnvironment) {
   ScopedEnv env("RAILYARD_PROVIDER", nullptr);
   Rail rail(options("", "127.0.0.1"));
-  EXPECT_EQ(rail.limits().provider, "tcp;ofi_rxm");
+  EXPECT_EQ(rail.limits().provider, "net");
   EXPECT_TRUE(rail.limits().rma());
   EXPECT_GT(rail.limits().max_message_size, 64U << 20);
 }

@@ -44,7 +44,7 @@ struct Options {
   // interface. Default: FI_OFI_MRAIL_ADDR, or when unset the NICs the
   // topology maps to this local rank (rail_choice.h).
   std::vector<std::string> rails{std::string()};
-  // libfabric provider for every rail. Default: RAILYARD_PROVIDER or tcp;ofi_rxm.
+  // libfabric provider for every rail. Default: RAILYARD_PROVIDER or net.
   std::string provider;
   // A same-host rail beside them, after them in the rail order. Not read
   // from the environment: the Communicator sets it (RAILYARD_SHM).
