@@ -9,7 +9,8 @@
 #              (net unless set) and shm, exchanging nothing)
 # Each figure is the slowest rank's; the table gives each way's median over
 # the rounds and its ratio to MPI_Init's. The libfabric floor runs with
-# FI_OFI_RXM_MSG_RX_SIZE as railyard would set it (256 unless already set).
+# FI_OFI_RXM_MSG_RX_SIZE as railyard sets it for tcp;ofi_rxm rails (256
+# unless already set; providers without ofi_rxm ignore it).
 #
 #   bootstrap-bench.sh [--ranks N] [--rounds R] [--build DIR]
 #

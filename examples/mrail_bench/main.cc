@@ -330,8 +330,10 @@ int run(int argc, char** argv) {
   }
   // Providers interleave within each subject, so the subjects compared
   // with each other run next to each other in every round.
+  std::vector<std::string> measured_per_provider;
   const auto per_provider = [&](const std::string& name, Subject::Kind kind,
                                 const std::string& table) {
+    measured_per_provider.push_back(name);
     for (const auto& provider : provider_list) {
       subjects.push_back({named(name, provider), kind, table, true, provider});
     }
@@ -434,13 +436,7 @@ int run(int argc, char** argv) {
   for (std::size_t p = 1; p < provider_list.size(); ++p) {
     const std::string& first = provider_list.front();
     const std::string& other = provider_list[p];
-    std::vector<std::string> compared;
-    for (const auto& subject : subjects) {
-      if (subject.provider == other) {
-        compared.push_back(subject.name.substr(0, subject.name.size() - other.size() - 1));
-      }
-    }
-    for (const auto& name : compared) {
+    for (const auto& name : measured_per_provider) {
       const std::string numerator = named(name, other);
       const std::string denominator = named(name, first);
       const auto text = [&](const char* range) {
