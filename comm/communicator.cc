@@ -79,18 +79,18 @@ Communicator Communicator::world(const CommunicatorOptions& options, const Join&
   auto world = std::make_shared<detail::World>(std::move(bootstrap), options, setup_timeout,
                                                std::move(steps));
   auto group = std::make_shared<detail::Group>();
+  group->world = std::move(world);
   group->context = 0;
-  group->rank = world->rank();
-  for (int rank = 0; rank < world->size(); ++rank) {
+  group->rank = group->world->rank();
+  for (int rank = 0; rank < group->world->size(); ++rank) {
     group->members.push_back(rank);
     group->rank_of.push_back(rank);
   }
-  return {std::move(world), std::move(group)};
+  return Communicator(std::move(group));
 }
 
-Communicator::Communicator(std::shared_ptr<detail::World> world,
-                           std::shared_ptr<const detail::Group> group)
-    : world_(std::move(world)), group_(std::move(group)) {
+Communicator::Communicator(std::shared_ptr<const detail::Group> group)
+    : world_(group->world), group_(std::move(group)) {
   // Local ranks of this communicator: its members on this host, in rank order.
   const auto& host = world_->host().ranks;
   local_size_ = 0;
@@ -181,13 +181,8 @@ mrail::PeerId Communicator::peer_of(int rank) const {
 
 Request Communicator::start(bool receive, void* data, std::size_t bytes, int peer, int tag,
                             std::uint64_t wire, std::uint64_t ignore, const char* what) const {
-  auto operation = std::make_unique<detail::Operation>();
-  operation->world = world_;
-  operation->group = group_;
-  operation->receive = receive;
-  operation->peer = peer;
-  operation->tag = tag;
-  operation->capacity = receive ? bytes : 0;
+  auto operation =
+      std::make_unique<detail::Operation>(group_, receive, peer, tag, receive ? bytes : 0);
   mrail::Endpoint& endpoint = world_->endpoint();
   started_or_failed(
       receive ? endpoint.recv(operation->request, peer_of(peer), data, bytes, wire, ignore)

@@ -111,7 +111,7 @@ class Communicator {
   friend struct detail::WindowState;
   friend class Window;
 
-  Communicator(std::shared_ptr<detail::World> world, std::shared_ptr<const detail::Group> group);
+  explicit Communicator(std::shared_ptr<const detail::Group> group);
 
   void check_peer(int rank, const char* what, bool any_allowed) const;
   [[nodiscard]] std::uint64_t tag_for(int tag, const char* what, bool any_allowed) const;
@@ -137,7 +137,7 @@ class Communicator {
   void barrier_internal() const;
   [[nodiscard]] detail::World& world_state() const noexcept;
 
-  std::shared_ptr<detail::World> world_;
+  std::shared_ptr<detail::World> world_;  // the group's
   std::shared_ptr<const detail::Group> group_;
   int local_rank_ = 0;
   int local_size_ = 1;

@@ -79,10 +79,11 @@ Communicator Communicator::derive(int color, int key) const {
   // no member in common, so their messages cannot meet.
   world_->context_taken(context);
   auto group = std::make_shared<detail::Group>();
+  group->world = world_;
   group->context = context;
   group->rank_of.assign(static_cast<std::size_t>(world_->size()), -1);
   if (color == kUndefinedColor) {
-    return {world_, std::move(group)};
+    return Communicator(std::move(group));
   }
   std::vector<std::tuple<int, int, int>> chosen;  // key, rank here, world rank
   for (int other = 0; other < ranks; ++other) {
@@ -99,7 +100,7 @@ Communicator Communicator::derive(int color, int key) const {
     group->rank_of[static_cast<std::size_t>(world)] = static_cast<int>(group->members.size());
     group->members.push_back(world);
   }
-  return {world_, std::move(group)};
+  return Communicator(std::move(group));
 }
 
 }  // namespace railyard::comm

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <exception>
-#include <functional>
 
 #include "railyard/comm/detail/tag_layout.h"
 #include "railyard/comm/detail/world.h"
@@ -134,7 +133,10 @@ void Request::release() noexcept {
   if (!operation_) {
     return;
   }
-  std::shared_ptr<detail::World> world = operation_->world;
+  // Keeps the world open while it takes the operation, which may hold the
+  // last reference.
+  const std::shared_ptr<const detail::Group> group = operation_->group;
+  detail::World* world = operation_->world;
   if (operation_->request.done()) {
     operation_.reset();
     return;
@@ -149,15 +151,17 @@ void Request::release() noexcept {
 namespace {
 
 // The world every active request belongs to; UsageError when they differ.
-detail::World* common_world(std::span<Request> requests,
-                            const std::function<detail::Operation*(Request&)>& operation_of) {
+// `operation_of` reads a request's operation (a template, not a
+// std::function: it runs on every wait).
+template <typename OperationOf>
+detail::World* common_world(std::span<Request> requests, OperationOf operation_of) {
   detail::World* world = nullptr;
   for (Request& request : requests) {
     if (detail::Operation* operation = operation_of(request)) {
-      if (world != nullptr && world != operation->world.get()) {
+      if (world != nullptr && world != operation->world) {
         throw UsageError("wait_any/wait_all: the requests belong to different jobs' endpoints");
       }
-      world = operation->world.get();
+      world = operation->world;
     }
   }
   return world;
@@ -165,8 +169,9 @@ detail::World* common_world(std::span<Request> requests,
 
 // How long the forms without a timeout wait: the communicator's timeout
 // (none: milliseconds::max()); nullopt when no request is active.
-std::optional<std::chrono::milliseconds> default_wait(
-    std::span<Request> requests, const std::function<detail::Operation*(Request&)>& operation_of) {
+template <typename OperationOf>
+std::optional<std::chrono::milliseconds> default_wait(std::span<Request> requests,
+                                                      OperationOf operation_of) {
   const detail::World* world = common_world(requests, operation_of);
   if (world == nullptr) {
     return std::nullopt;
@@ -214,7 +219,8 @@ namespace {
 
 // Waits for each request with `wait_one`; the others are still waited for
 // after one fails, then the first failure is thrown.
-void wait_each(std::span<Request> requests, const std::function<void(Request&)>& wait_one) {
+template <typename WaitOne>
+void wait_each(std::span<Request> requests, WaitOne wait_one) {
   std::exception_ptr first;
   for (Request& request : requests) {
     try {

@@ -133,7 +133,7 @@ void World::context_taken(std::uint32_t context) {
 }
 
 void World::adopt(std::unique_ptr<Operation> operation) {
-  operation->world.reset();  // the world owns it now; it must not own the world
+  operation->group.reset();  // the world owns it now; it must not own the world
   const std::scoped_lock lock(released_mutex_);
   released_.push_back(std::move(operation));
 }

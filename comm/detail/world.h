@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "railyard/comm/bootstrap/bootstrap.h"
@@ -20,10 +21,14 @@
 
 namespace railyard::comm::detail {
 
+class World;
 struct Operation;
 
 // The ranks of one communicator, as world ranks, and its context id.
 struct Group {
+  // The job's endpoint stays open while a communicator or an operation
+  // still holds the group.
+  std::shared_ptr<World> world;
   std::uint32_t context = 0;
   int rank = 0;              // this process's rank in the group
   std::vector<int> members;  // world rank of each group rank
@@ -110,8 +115,23 @@ class World {
 
 // One isend or irecv.
 struct Operation {
-  std::shared_ptr<World> world;
+  // A constructor of its own, so that making one does not zero the
+  // endpoint's request before that request's constructor runs.
+  Operation(std::shared_ptr<const Group> group_held, bool is_receive, int peer_rank, int user_tag,
+            std::size_t buffer_bytes) noexcept
+      : group(std::move(group_held)),
+        world(group->world.get()),
+        receive(is_receive),
+        peer(peer_rank),
+        tag(user_tag),
+        capacity(buffer_bytes) {}
+
+  // The one reference an operation takes: every message takes and drops
+  // it, so it is one atomic count, not one for the group and one for the
+  // world (the group holds the world). A released operation drops it
+  // (World::adopt): the world it belongs to owns it then.
   std::shared_ptr<const Group> group;
+  World* world;
   mrail::Request request;
   bool receive = false;
   int peer = -1;             // group rank: the destination, or the source asked for (-1: any)

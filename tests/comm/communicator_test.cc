@@ -239,6 +239,40 @@ TEST(Communicator, WaitAnyAndReleasedRequests) {
   }));
 }
 
+// A request holds what its communicator was made of: destroying the
+// communicator first leaves it waitable, and its status still names ranks
+// of that communicator.
+TEST(Communicator, ARequestOutlivesItsCommunicator) {
+  expect_clean(run_ranks(3, [](Communicator& world) {
+    // Rank 2 leaves the piece it splits into and reverses the ranks of the
+    // other, so a source named by world rank would be wrong.
+    const int color = world.rank() == 2 ? 1 : 0;
+    if (world.rank() == 0) {
+      int got = -1;
+      Request receive;
+      {
+        const std::optional<Communicator> reversed = world.split(color, -world.rank());
+        ASSERT_TRUE(reversed);
+        ASSERT_EQ(reversed->rank(), 1);
+        receive = reversed->irecv(&got, sizeof(got), kAnySource, 7);
+      }
+      world.send(nullptr, 0, 1, 8);  // rank 1 sends once the communicator here is gone
+      const Status& status = receive.wait();
+      EXPECT_EQ(got, 11);
+      EXPECT_EQ(status.source, 0);  // rank 1 of the world is rank 0 there
+      EXPECT_EQ(status.tag, 7);
+      return;
+    }
+    const std::optional<Communicator> piece = world.split(color, -world.rank());
+    ASSERT_TRUE(piece);
+    if (world.rank() == 1) {
+      (void)world.recv(nullptr, 0, 0, 8);
+      const int value = 11;
+      piece->send(&value, sizeof(value), 1, 7);
+    }
+  }));
+}
+
 TEST(Communicator, BadArgumentsAreUsageErrorsNamingThem) {
   expect_clean(run_ranks(2, [](Communicator& world) {
     int value = 0;
