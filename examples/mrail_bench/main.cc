@@ -21,6 +21,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "baseline_check.h"
 #include "openmpi_runner.h"
 #include "railyard/common/detail/env.h"
 #include "railyard/common/detail/parse.h"
@@ -197,7 +198,42 @@ std::vector<SubjectResult> combine_rounds(const std::vector<std::vector<SubjectR
   return out;
 }
 
+// The command line as a shell would take it back: arguments with anything
+// but plain characters are quoted.
+std::string command_line(int argc, char** argv) {
+  std::string out;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];  // NOLINT(cppcoreguidelines-pro-bounds-pointer-arithmetic)
+    const bool plain = !arg.empty() && arg.find_first_not_of(
+                                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                           "0123456789-_.,:/=+@%") == std::string::npos;
+    out += (i == 0 ? "" : " ") + (plain ? arg : "'" + arg + "'");
+  }
+  return out;
+}
+
+// Reports each baseline whose figures cannot be a baseline's (see
+// baseline_check.h) as failed, so no ratio rests on it. `kinds` is in
+// step with `results`.
+void reject_misconfigured(std::vector<SubjectResult>& results,
+                          const std::vector<Subject::Kind>& kinds, const std::string& one_rail) {
+  const SubjectResult* rail = find(results, one_rail);
+  std::vector<std::pair<std::size_t, std::string>> rejected;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (is_baseline(kinds[i])) {
+      if (auto why = misconfiguration(results[i], rail)) {
+        rejected.emplace_back(i, std::move(*why));
+      }
+    }
+  }
+  // After the checks: the raw rail itself may be among the rejected.
+  for (auto& [index, why] : rejected) {
+    results[index].error = std::move(why);
+  }
+}
+
 int run(int argc, char** argv) {
+  const std::string invoked = command_line(argc, argv);
   std::string min_size = "1";
   std::string max_size = "16m";
   std::string sizes_flag;
@@ -358,6 +394,7 @@ int run(int argc, char** argv) {
         {"ofi_mrail-untagged", Subject::Kind::kOfiMrail, "", false, provider_list.front()});
   }
 
+  std::cout << fmt::format("# command: {}\n", invoked);
   std::cout << fmt::format(
       "# railyard-mrail-bench: {} rails; host a {} [{}], host b {} [{}]; "
       "window {}\n#\n",
@@ -388,7 +425,14 @@ int run(int argc, char** argv) {
     }
     by_round.push_back(std::move(results));
   }
-  const std::vector<SubjectResult> results = combine_rounds(by_round);
+  std::vector<SubjectResult> results = combine_rounds(by_round);
+  std::vector<Subject::Kind> kinds(subjects.size());
+  std::transform(subjects.begin(), subjects.end(), kinds.begin(),
+                 [](const Subject& subject) { return subject.kind; });
+  if (wants("openmpi")) {
+    kinds.push_back(Subject::Kind::kOpenMpi);
+  }
+  reject_misconfigured(results, kinds, named("raw", provider_list.front()));
 
   print_table(
       results, settings.sizes, "Bandwidth (MB/s)",
@@ -463,15 +507,22 @@ int run(int argc, char** argv) {
       std::cout << fmt::format("# {} failed: {}\n", result.name, result.error);
     }
   }
+  std::cout << "#\n# How each subject was launched:\n";
+  for (const auto& result : results) {
+    std::cout << fmt::format("#   {}: {}\n", result.name,
+                             result.launch.empty() ? "not launched" : result.launch);
+  }
 
   if (!json_path.empty()) {
     nlohmann::json out;
     out["tool"] = "railyard-mrail-bench";
+    out["command"] = invoked;
     out["window"] = window;
     out["rails_a"] = hosts.rails_a;
     out["rails_b"] = hosts.rails_b;
     for (const auto& result : results) {
-      nlohmann::json subject{{"name", result.name}, {"error", result.error}};
+      nlohmann::json subject{
+          {"name", result.name}, {"error", result.error}, {"launch", result.launch}};
       for (const auto& row : result.rows) {
         subject["results"].push_back({{"size", row.size},
                                       {"latency_us", row.latency_us},

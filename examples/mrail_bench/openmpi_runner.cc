@@ -57,6 +57,10 @@ SubjectResult run_openmpi(const Hosts& hosts, const MeasureSettings& settings,
   for (const auto size : settings.sizes) {
     command += fmt::format(" {}", size);
   }
+  // What a reader runs to get the same figures: the agent reads the
+  // namespaces from these two variables.
+  result.launch = fmt::format("RAILYARD_NETNS_A={} RAILYARD_NETNS_B={} {}", quote(hosts.netns_a),
+                              quote(hosts.netns_b), command);
   command += " 2>&1";
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), &::pclose);
   if (!pipe) {

@@ -101,12 +101,62 @@ nlohmann::json to_json(const std::vector<Measurement>& rows, const std::vector<R
   return out;
 }
 
+const char* what_runs(const Subject& subject) {
+  switch (subject.kind) {
+    case Subject::Kind::kRawRail:
+      return "one libfabric RDM endpoint on the first rail, tagged messages";
+    case Subject::Kind::kParallelRails:
+      return "one libfabric RDM endpoint per rail, message i of a window on rail i mod rails";
+    case Subject::Kind::kRailyard:
+      return "railyard's multi-rail endpoint";
+    case Subject::Kind::kCommunicator:
+      return "railyard's Communicator, two ranks joined by root rendezvous";
+    case Subject::Kind::kOfiMrail:
+      return subject.tagged ? "libfabric's ofi_mrail, tagged endpoint"
+                            : "libfabric's ofi_mrail, untagged endpoint";
+    case Subject::Kind::kOpenMpi:
+      break;
+  }
+  return "mpirun";
+}
+
 }  // namespace
+
+bool is_baseline(Subject::Kind kind) noexcept {
+  return kind == Subject::Kind::kRawRail || kind == Subject::Kind::kParallelRails ||
+         kind == Subject::Kind::kOfiMrail || kind == Subject::Kind::kOpenMpi;
+}
+
+std::string launch_of(const Subject& subject, const Hosts& hosts) {
+  const std::string provider = subject.provider.empty() ? default_provider() : subject.provider;
+  std::string environment = fmt::format("RAILYARD_PROVIDER='{}'", provider);
+  for (const auto& setting : provider_defaults_for(provider)) {
+    environment += fmt::format(" {}={}", setting.variable, setting.value);
+  }
+  if (subject.kind == Subject::Kind::kRailyard || subject.kind == Subject::Kind::kCommunicator) {
+    environment += fmt::format(" FI_OFI_MRAIL_CONFIG='{}'", subject.policy_table);
+  }
+  if (subject.kind == Subject::Kind::kOfiMrail) {
+    environment =
+        fmt::format("FI_PROVIDER='{};ofi_mrail' FI_OFI_MRAIL_ADDR=<the host's rails>", provider);
+  }
+  if (hosts.netns_a.empty() && hosts.netns_b.empty()) {
+    return fmt::format(
+        "{}; two processes forked by railyard-mrail-bench on this host, rails [{}]; {}",
+        what_runs(subject), fmt::join(hosts.rails_a, ","), environment);
+  }
+  return fmt::format(
+      "{}; one process forked by railyard-mrail-bench into netns {} (rails [{}]), one into netns "
+      "{} (rails [{}]); {}",
+      what_runs(subject), hosts.netns_a, fmt::join(hosts.rails_a, ","), hosts.netns_b,
+      fmt::join(hosts.rails_b, ","), environment);
+}
 
 SubjectResult run_subject(const Subject& subject, const Hosts& hosts,
                           const MeasureSettings& settings, std::chrono::seconds limit) {
   SubjectResult result;
   result.name = subject.name;
+  result.launch = launch_of(subject, hosts);
   int link[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, link) != 0) {
     throw std::runtime_error("socketpair failed");

@@ -34,7 +34,17 @@ struct SubjectResult {
   std::vector<Measurement> rows;
   std::vector<RailBytes> rails;
   std::string error;  // why the subject did not finish
+  // How it was started, in enough detail to start it again by hand.
+  std::string launch;
 };
+
+// Whether a subject is a baseline railyard is compared with (raw, parallel,
+// ofi_mrail, openmpi), as opposed to one of railyard's own.
+[[nodiscard]] bool is_baseline(Subject::Kind kind) noexcept;
+
+// How run_subject starts `subject`: the namespaces, addresses, provider and
+// the environment its processes get.
+[[nodiscard]] std::string launch_of(const Subject& subject, const Hosts& hosts);
 
 // Never takes longer than `limit`: a subject that hangs (ofi_mrail's
 // untagged path does) is killed and reported as such.
