@@ -67,6 +67,94 @@ void block(std::span<Rail* const> rails, std::chrono::nanoseconds budget, Progre
   (void)poll(fds.data(), fds.size(), static_cast<int>(std::max<long>(ms, 1)));
 }
 
+// Chooses the rails a sweep progresses by one poll(2) without a timeout
+// over their descriptors: every rail but the hot one, or every rail when
+// `with_hot`. Rails with work their descriptor does not announce are left
+// out of the poll (they are progressed anyway). Fills hint.fds and
+// hint.fd_rails.
+void poll_descriptors(std::span<Rail* const> rails, PollHint& hint, bool with_hot) {
+  hint.fds.clear();
+  hint.fd_rails.clear();
+  for (std::size_t i = 0; i < rails.size(); ++i) {
+    const Rail& rail = *rails[i];
+    if ((with_hot || i != hint.hot) && !rail.has_unannounced_work()) {
+      hint.fds.push_back(pollfd{rail.wait_fd(), POLLIN, 0});
+      hint.fd_rails.push_back(i);
+    }
+  }
+  if (!hint.fds.empty() && ::poll(hint.fds.data(), hint.fds.size(), 0) < 0) {
+    for (pollfd& fd : hint.fds) {
+      fd.revents = POLLIN;  // EINTR or ENOMEM: progress them all this once
+    }
+  }
+}
+
+// What a sweep by descriptor learned of `rail`. hint.fd_rails is in rail
+// order; `cursor` walks it.
+enum class Polled { kNot, kQuiet, kReady };
+Polled polled(const PollHint& hint, std::size_t rail, std::size_t& cursor) {
+  while (cursor < hint.fd_rails.size() && hint.fd_rails[cursor] < rail) {
+    ++cursor;
+  }
+  if (cursor == hint.fd_rails.size() || hint.fd_rails[cursor] != rail) {
+    return Polled::kNot;
+  }
+  return hint.fds[cursor].revents == 0 ? Polled::kQuiet : Polled::kReady;
+}
+
+// Rail `rail` completed work: it becomes the hot rail. Completions on one
+// rail in a row end the spread mode (see progress.h).
+void note_completion(PollHint& hint, std::size_t rail) {
+  if (rail == hint.hot) {
+    if (++hint.same_rail_streak >= PollHint::kLeaveSpreadAfter) {
+      hint.spread = false;
+    }
+    return;
+  }
+  hint.hot = rail;
+  hint.same_rail_streak = 0;
+}
+
+struct SweepResult {
+  std::size_t completed = 0;
+  bool done = false;
+};
+
+// Progresses the rails of one sweep (all, or all but the hot one), skipping
+// those whose descriptor was polled quiet when `by_descriptor`. Stops as
+// soon as done() holds.
+template <typename TakeIn>
+SweepResult sweep(std::span<Rail* const> rails, PollHint& hint, bool with_hot, bool by_descriptor,
+                  const TakeIn& take_in, const std::function<bool()>& done) {
+  const std::size_t hot = hint.hot;
+  std::size_t cursor = 0;
+  SweepResult result;
+  for (std::size_t i = 0; i < rails.size(); ++i) {
+    if (i == hot && !with_hot) {
+      continue;
+    }
+    const Polled seen = by_descriptor ? polled(hint, i, cursor) : Polled::kNot;
+    if (seen == Polled::kQuiet) {
+      continue;
+    }
+    const std::size_t n = take_in(*rails[i]);
+    if (n != 0) {
+      result.completed += n;
+      note_completion(hint, i);
+      if (done()) {
+        result.done = true;
+        return result;
+      }
+    } else if (seen == Polled::kReady) {
+      // A descriptor stays signalled after the work that signalled it was
+      // taken in, until fi_trywait resets it: reset it, or every later poll
+      // names this rail again for nothing.
+      (void)rails[i]->ready_to_block();
+    }
+  }
+  return result;
+}
+
 }  // namespace
 
 bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& done,
@@ -89,35 +177,59 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
     }
     return n;
   };
+  // Descriptors can choose the rails to progress only when every rail has one.
+  const bool descriptors =
+      rails.size() > 1 && std::all_of(rails.begin(), rails.end(), [](Rail* rail) {
+        return rail->wait_kind() == fabric::WaitKind::kFd;
+      });
+  if (!descriptors) {
+    poll.spread = false;
+  }
   while (true) {
     if (poll.lock != nullptr && poll.lock->contended()) {
       poll.lock->hand_over();
     }
-    std::size_t completed = take_in(*rails[poll.hot]);
-    if (completed != 0 && done()) {
-      return true;
-    }
-    if (rails.size() > 1 && ++poll.turn >= poll.cold_interval) {
-      poll.turn = 0;
-      std::size_t swept = 0;
-      for (std::size_t i = 0; i < rails.size(); ++i) {
-        if (i == poll.hot) {
-          continue;
-        }
-        const std::size_t n = take_in(*rails[i]);
-        if (n != 0) {
-          swept += n;
-          poll.hot = i;
-          if (done()) {
-            poll.cold_interval = PollHint::kMinColdInterval;
-            return true;
-          }
+    std::size_t completed = 0;
+    if (poll.spread) {
+      // Work arrives on changing rails: every turn asks every descriptor at
+      // once, and progresses the rails that answer.
+      const bool by_descriptor = ++poll.sweeps % PollHint::kFullSweepEvery != 0;
+      if (by_descriptor) {
+        poll_descriptors(rails, poll, true);
+      }
+      const SweepResult swept = sweep(rails, poll, true, by_descriptor, take_in, done);
+      if (swept.done) {
+        return true;
+      }
+      completed = swept.completed;
+    } else {
+      completed = take_in(*rails[poll.hot]);
+      if (completed != 0) {
+        note_completion(poll, poll.hot);
+        if (done()) {
+          return true;
         }
       }
-      completed += swept;
-      poll.cold_interval = swept != 0
-                               ? PollHint::kMinColdInterval
-                               : std::min(poll.cold_interval * 2, PollHint::kMaxColdInterval);
+      if (rails.size() > 1 && ++poll.turn >= poll.cold_interval) {
+        poll.turn = 0;
+        const bool by_descriptor = descriptors && ++poll.sweeps % PollHint::kFullSweepEvery != 0;
+        if (by_descriptor) {
+          poll_descriptors(rails, poll, false);
+        }
+        const SweepResult swept = sweep(rails, poll, false, by_descriptor, take_in, done);
+        if (swept.completed != 0) {
+          // Work on a rail other than the hot one: with descriptors, watch
+          // every rail every turn from now on.
+          poll.cold_interval = PollHint::kMinColdInterval;
+          poll.spread = descriptors;
+        } else {
+          poll.cold_interval = std::min(poll.cold_interval * 2, PollHint::kMaxColdInterval);
+        }
+        if (swept.done) {
+          return true;
+        }
+        completed += swept.completed;
+      }
     }
     if (done()) {
       return true;

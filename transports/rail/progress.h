@@ -1,9 +1,12 @@
 // Driving several rails from one thread until something is done.
 #pragma once
 
+#include <poll.h>
+
 #include <chrono>
 #include <functional>
 #include <span>
+#include <vector>
 
 #include "railyard/transports/rail/progress_lock.h"
 #include "railyard/transports/rail/wait_policy.h"
@@ -18,9 +21,21 @@ class Rail;
 struct PollHint {
   static constexpr unsigned kMinColdInterval = 4;
   static constexpr unsigned kMaxColdInterval = 256;
+  // Every this many sweeps by descriptor, one progresses every rail anyway.
+  static constexpr unsigned kFullSweepEvery = 64;
+  // Completions on the hot rail in a row that end the spread mode.
+  static constexpr unsigned kLeaveSpreadAfter = 8;
   std::size_t hot = 0;
   unsigned cold_interval = kMinColdInterval;
   unsigned turn = 0;
+  unsigned sweeps = 0;
+  unsigned same_rail_streak = 0;
+  // Work arrives on changing rails (see progress_until).
+  bool spread = false;
+  // One sweep's polled descriptors and the rail of each, kept from sweep to
+  // sweep.
+  std::vector<pollfd> fds;
+  std::vector<std::size_t> fd_rails;
   // Called once the spin is over, before sleeping: work the owner put off
   // the fast path (an endpoint reposts receive buffers here).
   std::function<void()> before_sleep;
@@ -40,9 +55,22 @@ struct PollHint {
 // ping-pong's latency grows with the rail count. So the hot rail (the last to
 // complete something) is polled every turn and the others in a sweep every
 // few turns: every 4th while sweeps find work, backing off to every 256th
-// (about 85 us) while they find none, as under the fixed policy. Every rail
-// is polled before any sleep, and done() is checked as soon as a rail
-// completes work.
+// (about 85 us) while they find none, as under the fixed policy.
+//
+// When every rail has a wait descriptor, a sweep is one poll(2) without a
+// timeout over the cold rails' descriptors, and only the rails it names
+// (and those with work their descriptor does not announce, see
+// Rail::has_unannounced_work) are progressed. Once a sweep finds work, the
+// wait enters the spread mode (round-robin and striping move each message to
+// the next rail): every turn polls every rail's descriptor at once and
+// progresses only the rails that answer, so a message on any rail is found
+// about as fast as on the hot rail under the fixed policy, for one system
+// call a turn instead of one per rail. Eight completions in a row on one
+// rail end it. Every 64th sweep by descriptor progresses every rail anyway,
+// for work a provider holds without signalling its descriptor.
+//
+// Every rail is polled before any sleep, and done() is checked as soon as a
+// rail completes work.
 bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& done,
                     std::chrono::nanoseconds timeout, const WaitPolicy& policy,
                     PollHint* hint = nullptr);

@@ -355,7 +355,7 @@ Status Rail::submit(PendingPost post, std::deque<PendingPost>& backlog) {
     const long rc = issue(post);
     if (rc == 0) {
       if (post.op != nullptr) {
-        post.op->in_flight_ = true;
+        mark_in_flight(*post.op);
       } else {
         ++counters_.messages_sent;
         counters_.bytes_sent += post.length;
@@ -375,7 +375,7 @@ Status Rail::submit(PendingPost post, std::deque<PendingPost>& backlog) {
     post.inject_copy.assign(bytes, bytes + post.length);
   }
   if (post.op != nullptr) {
-    post.op->in_flight_ = true;
+    mark_in_flight(*post.op);
   }
   ++counters_.deferred_posts;
   post.deferred_at = std::chrono::steady_clock::now();
@@ -527,7 +527,26 @@ Status Rail::cancel(RailOp& op) {
   return {};
 }
 
+namespace {
+
+// Operations whose completion the rail's wait descriptor need not announce.
+bool is_outbound(OpKind kind) noexcept {
+  return kind != OpKind::kRecv && kind != OpKind::kTaggedRecv;
+}
+
+}  // namespace
+
+void Rail::mark_in_flight(RailOp& op) noexcept {
+  op.in_flight_ = true;
+  if (is_outbound(op.kind_)) {
+    ++outbound_in_flight_;
+  }
+}
+
 void Rail::finish(RailOp& op, const Completion& completion) noexcept {
+  if (op.in_flight_ && is_outbound(op.kind_)) {
+    --outbound_in_flight_;
+  }
   op.in_flight_ = false;
   op.cancel_requested_ = false;
   try {

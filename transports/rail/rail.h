@@ -151,6 +151,14 @@ class Rail {
   [[nodiscard]] bool has_deferred_posts() const noexcept {
     return !tx_backlog_.empty() || !rx_backlog_.empty();
   }
+  // Whether progress() may find work that wait_fd() does not announce:
+  // sends and one-sided operations in flight (a provider may complete them
+  // inside the post, writing a completion no descriptor signals),
+  // completions made here, deferred posts. A waiter that polls the
+  // descriptors to learn which rails to progress progresses these anyway.
+  [[nodiscard]] bool has_unannounced_work() const noexcept {
+    return outbound_in_flight_ != 0 || !local_completions_.empty() || has_deferred_posts();
+  }
 
  private:
   struct Resources;
@@ -185,6 +193,7 @@ class Rail {
   void complete_unissued(const PendingPost& post, Status status);
   std::size_t deliver(std::span<const struct fi_cq_tagged_entry> entries);
   std::size_t deliver_error();
+  void mark_in_flight(RailOp& op) noexcept;
   void finish(RailOp& op, const Completion& completion) noexcept;
   // Called in a catch block: keeps the exception if it is the first.
   void keep_escaped() noexcept;
@@ -212,6 +221,8 @@ class Rail {
   // batch on each call is work that buys nothing.
   std::vector<struct fi_cq_tagged_entry> completion_batch_;
   std::uint64_t next_requested_key_ = 1;
+  // Sends, writes and reads in flight (see has_unannounced_work()).
+  std::size_t outbound_in_flight_ = 0;
   bool in_progress_ = false;
   PostFailureHandler post_failure_;
   // The first exception an on_complete threw during this progress(), held

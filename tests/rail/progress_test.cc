@@ -1,0 +1,122 @@
+// Waiting on several rails: work a rail's descriptor does not announce, and
+// the spread mode that finds messages moving from rail to rail.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "rail_pair.h"
+#include "railyard/transports/rail/progress.h"
+#include "railyard/transports/rail/rail.h"
+#include "railyard/transports/rail/request.h"
+
+namespace railyard {
+namespace {
+
+using testing::kTestTimeout;
+using testing::RailPair;
+
+TEST(RailUnannouncedWork, ASendCountsUntilItsCompletionIsRead) {
+  RailPair pair;
+  std::array<std::byte, 64> out{};
+  std::array<std::byte, 64> in{};
+  auto out_region = pair.a->register_memory(out.data(), out.size());
+  auto in_region = pair.b->register_memory(in.data(), in.size());
+  EXPECT_FALSE(pair.a->has_unannounced_work());
+  Request recv;
+  ASSERT_TRUE(pair.b->post_tagged_recv(recv, in_region.whole(), 7).ok());
+  // A receive is announced by the data that completes it.
+  EXPECT_FALSE(pair.b->has_unannounced_work());
+  Request send;
+  ASSERT_TRUE(pair.a->post_tagged_send(send, pair.a_to_b, out_region.whole(), 7).ok());
+  EXPECT_TRUE(pair.a->has_unannounced_work());
+  ASSERT_TRUE(pair.run_until([&] { return send.done() && recv.done(); }));
+  EXPECT_FALSE(pair.a->has_unannounced_work());
+  EXPECT_FALSE(pair.b->has_unannounced_work());
+}
+
+// Four rails per side; message i goes over rail i mod 4, as round-robin
+// sends them, and each is waited for alone with one hint kept throughout,
+// as an endpoint keeps it.
+struct FourRails {
+  static constexpr std::size_t kRails = 4;
+  FourRails() {
+    for (std::size_t i = 0; i < kRails; ++i) {
+      pairs.push_back(std::make_unique<RailPair>(fmt_address(i), fmt_address(i)));
+      receivers.push_back(pairs.back()->b.get());
+    }
+    // Connections open on the first message, with both sides progressed:
+    // after it, a send leaves inside its post, and the receiving rails
+    // alone are waited on.
+    for (auto& pair : pairs) {
+      warm_up(*pair);
+    }
+  }
+
+  static void warm_up(RailPair& pair) {
+    std::array<std::byte, 8> out{};
+    std::array<std::byte, 8> in{};
+    auto out_region = pair.a->register_memory(out.data(), out.size());
+    auto in_region = pair.b->register_memory(in.data(), in.size());
+    Request recv;
+    Request send;
+    ASSERT_TRUE(pair.b->post_tagged_recv(recv, in_region.whole(), 1).ok());
+    ASSERT_TRUE(pair.a->post_tagged_send(send, pair.a_to_b, out_region.whole(), 1).ok());
+    ASSERT_TRUE(pair.run_until([&] { return send.done() && recv.done(); }));
+  }
+  static std::string fmt_address(std::size_t i) { return "127.0.0." + std::to_string(i + 1); }
+
+  // Sends message `index` over rail `rail` and waits for it on the
+  // receiving rails only (the sends are progressed by a separate wait).
+  void exchange(std::size_t rail, PollHint& hint) {
+    RailPair& pair = *pairs[rail];
+    std::array<std::byte, 8> out{};
+    std::array<std::byte, 8> in{};
+    auto out_region = pair.a->register_memory(out.data(), out.size());
+    auto in_region = pair.b->register_memory(in.data(), in.size());
+    Request recv;
+    Request send;
+    ASSERT_TRUE(pair.b->post_tagged_recv(recv, in_region.whole(), 1).ok());
+    ASSERT_TRUE(pair.a->post_tagged_send(send, pair.a_to_b, out_region.whole(), 1).ok());
+    ASSERT_TRUE(progress_until(
+        receivers, [&] { return recv.done(); }, kTestTimeout, pair.b->wait_policy(), &hint))
+        << "the message on rail " << rail << " was not found";
+    EXPECT_TRUE(recv.status().ok()) << recv.status().to_string();
+    ASSERT_TRUE(pair.run_until([&] { return send.done(); }));
+  }
+
+  std::vector<std::unique_ptr<RailPair>> pairs;
+  std::vector<Rail*> receivers;
+};
+
+TEST(ProgressUntil, MessagesMovingFromRailToRailEnterTheSpreadModeAndOneRailLeavesIt) {
+  FourRails rails;
+  if (::testing::Test::HasFatalFailure()) {
+    return;
+  }
+  PollHint hint;
+  for (std::size_t i = 0; i < 12; ++i) {
+    rails.exchange(i % FourRails::kRails, hint);
+    if (::testing::Test::HasFatalFailure()) {
+      return;
+    }
+  }
+  EXPECT_TRUE(hint.spread) << "work on changing rails did not enter the spread mode";
+  EXPECT_EQ(hint.hot, 3U);  // the rail of the last message
+  // The fixed policy's pattern: every message on one rail ends it.
+  for (std::size_t i = 0; i < PollHint::kLeaveSpreadAfter + 1; ++i) {
+    rails.exchange(1, hint);
+    if (::testing::Test::HasFatalFailure()) {
+      return;
+    }
+  }
+  EXPECT_FALSE(hint.spread) << "messages on one rail kept the spread mode";
+  EXPECT_EQ(hint.hot, 1U);
+  // And a message on another rail is still found from the hot-rail mode.
+  rails.exchange(2, hint);
+  EXPECT_EQ(hint.hot, 2U);
+}
+
+}  // namespace
+}  // namespace railyard
