@@ -118,5 +118,23 @@ TEST(ProgressUntil, MessagesMovingFromRailToRailEnterTheSpreadModeAndOneRailLeav
   EXPECT_EQ(hint.hot, 2U);
 }
 
+TEST(ProgressUntil, AnExpectedRailIsWatchedAndAWrongExpectationIsDropped) {
+  FourRails rails;
+  if (::testing::Test::HasFatalFailure()) {
+    return;
+  }
+  PollHint hint;
+  hint.expected = 2;
+  rails.exchange(2, hint);
+  EXPECT_EQ(hint.expected, 2U) << "a right expectation was dropped";
+  EXPECT_EQ(hint.hot, 2U);
+  // The owner expects rail 1; the message comes on rail 3, found by a sweep.
+  hint.expected = 1;
+  rails.exchange(3, hint);
+  EXPECT_EQ(hint.expected, PollHint::kNoRail) << "a wrong expectation was kept";
+  EXPECT_TRUE(hint.spread);
+  EXPECT_EQ(hint.hot, 3U);
+}
+
 }  // namespace
 }  // namespace railyard

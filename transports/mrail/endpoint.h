@@ -214,6 +214,9 @@ class Endpoint {
   void repost();
   void repost(std::size_t rail);
   void handle(std::size_t rail, std::span<const std::byte> message);
+  // Tells the rail poller where the next message from `peer` most likely
+  // arrives, from the rails its last ones arrived on (`rail` the latest).
+  void expect_next_arrival(Peer& peer, std::size_t rail);
   void on_fragment(Peer& peer, const Header& header, std::span<const std::byte> payload,
                    std::size_t rail);
   void on_rts(Peer& peer, const Header& header, std::span<const std::byte> body);
@@ -293,6 +296,7 @@ class Endpoint {
   std::optional<std::size_t> host_rail_;
   std::vector<Rail*> rail_pointers_;  // for progress_until
   PollHint poll_hint_;
+  PeerId last_sender_;  // whose message arrived last (expect_next_arrival)
   std::vector<std::byte> address_;
   std::vector<std::unique_ptr<Peer>> peers_;
   std::unordered_map<std::uint64_t, PeerId> peer_ids_;  // by endpoint id

@@ -209,8 +209,32 @@ InboundMessage* Endpoint::locate(Peer& peer, const Header& header) {
   return nullptr;
 }
 
+void Endpoint::expect_next_arrival(Peer& peer, std::size_t rail) {
+  // A sender that keeps to one path (fixed) or moves each message to its
+  // next path (round-robin, striping) repeats itself every paths.size()
+  // messages: then the next message comes where the one paths.size() - 1
+  // messages ago came, and the poller waits there as it waits on the one
+  // rail of the fixed policy. Anything else, or messages from several
+  // peers in turn (the poller's spread mode serves them): no expectation.
+  const bool same_sender = peer.id == last_sender_;
+  last_sender_ = peer.id;
+  const std::size_t period = peer.paths.size();
+  const std::size_t ring = period + 1;
+  if (peer.arrivals.size() != ring) {
+    peer.arrivals.assign(ring, 0);
+    peer.arrival_count = 0;
+  }
+  const std::uint64_t k = peer.arrival_count++;
+  peer.arrivals[k % ring] = static_cast<std::uint8_t>(rail);
+  const bool repeats = same_sender && k >= period && peer.arrivals[(k + 1) % ring] == rail;
+  poll_hint_.expected = repeats ? peer.arrivals[(k + 2) % ring] : PollHint::kNoRail;
+}
+
 void Endpoint::on_fragment(Peer& peer, const Header& header, std::span<const std::byte> payload,
                            std::size_t rail) {
+  if (header.word == 0) {  // a message's first piece: where the sender began it
+    expect_next_arrival(peer, rail);
+  }
   // Fast path, the common case for small messages: the next message in order,
   // whole in this fragment, with a receive waiting. It goes straight into the
   // receive buffer without a reorder slot, message record or assembly copy.

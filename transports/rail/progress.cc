@@ -68,16 +68,15 @@ void block(std::span<Rail* const> rails, std::chrono::nanoseconds budget, Progre
 }
 
 // Chooses the rails a sweep progresses by one poll(2) without a timeout
-// over their descriptors: every rail but the hot one, or every rail when
-// `with_hot`. Rails with work their descriptor does not announce are left
-// out of the poll (they are progressed anyway). Fills hint.fds and
-// hint.fd_rails.
-void poll_descriptors(std::span<Rail* const> rails, PollHint& hint, bool with_hot) {
+// over their descriptors: every rail but `skip` (none when it is past the
+// last). Rails with work their descriptor does not announce are left out of
+// the poll (they are progressed anyway). Fills hint.fds and hint.fd_rails.
+void poll_descriptors(std::span<Rail* const> rails, PollHint& hint, std::size_t skip) {
   hint.fds.clear();
   hint.fd_rails.clear();
   for (std::size_t i = 0; i < rails.size(); ++i) {
     const Rail& rail = *rails[i];
-    if ((with_hot || i != hint.hot) && !rail.has_unannounced_work()) {
+    if (i != skip && !rail.has_unannounced_work()) {
       hint.fds.push_back(pollfd{rail.wait_fd(), POLLIN, 0});
       hint.fd_rails.push_back(i);
     }
@@ -120,17 +119,16 @@ struct SweepResult {
   bool done = false;
 };
 
-// Progresses the rails of one sweep (all, or all but the hot one), skipping
-// those whose descriptor was polled quiet when `by_descriptor`. Stops as
-// soon as done() holds.
+// Progresses the rails of one sweep (all but `skip`), leaving out those
+// whose descriptor was polled quiet when `by_descriptor`. Stops as soon as
+// done() holds.
 template <typename TakeIn>
-SweepResult sweep(std::span<Rail* const> rails, PollHint& hint, bool with_hot, bool by_descriptor,
-                  const TakeIn& take_in, const std::function<bool()>& done) {
-  const std::size_t hot = hint.hot;
+SweepResult sweep(std::span<Rail* const> rails, PollHint& hint, std::size_t skip,
+                  bool by_descriptor, const TakeIn& take_in, const std::function<bool()>& done) {
   std::size_t cursor = 0;
   SweepResult result;
   for (std::size_t i = 0; i < rails.size(); ++i) {
-    if (i == hot && !with_hot) {
+    if (i == skip) {
       continue;
     }
     const Polled seen = by_descriptor ? polled(hint, i, cursor) : Polled::kNot;
@@ -190,38 +188,58 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
       poll.lock->hand_over();
     }
     std::size_t completed = 0;
-    if (poll.spread) {
+    const bool expected = poll.expected < rails.size();
+    if (poll.spread && !expected) {
       // Work arrives on changing rails: every turn asks every descriptor at
       // once, and progresses the rails that answer.
       const bool by_descriptor = ++poll.sweeps % PollHint::kFullSweepEvery != 0;
       if (by_descriptor) {
-        poll_descriptors(rails, poll, true);
+        poll_descriptors(rails, poll, PollHint::kNoRail);
       }
-      const SweepResult swept = sweep(rails, poll, true, by_descriptor, take_in, done);
+      const SweepResult swept = sweep(rails, poll, PollHint::kNoRail, by_descriptor, take_in, done);
       if (swept.done) {
         return true;
       }
       completed = swept.completed;
     } else {
-      completed = take_in(*rails[poll.hot]);
+      const std::size_t hot = expected ? poll.expected : poll.hot;
+      completed = take_in(*rails[hot]);
       if (completed != 0) {
-        note_completion(poll, poll.hot);
+        note_completion(poll, hot);
         if (done()) {
           return true;
+        }
+      }
+      // Awaiting a rail the owner expects, the sends are elsewhere: their
+      // rails are progressed every turn too while they have any in flight.
+      if (expected) {
+        for (std::size_t i = 0; i < rails.size(); ++i) {
+          if (i != hot && rails[i]->has_unannounced_work()) {
+            const std::size_t n = take_in(*rails[i]);
+            completed += n;
+            if (n != 0 && done()) {
+              return true;
+            }
+          }
         }
       }
       if (rails.size() > 1 && ++poll.turn >= poll.cold_interval) {
         poll.turn = 0;
         const bool by_descriptor = descriptors && ++poll.sweeps % PollHint::kFullSweepEvery != 0;
         if (by_descriptor) {
-          poll_descriptors(rails, poll, false);
+          poll_descriptors(rails, poll, hot);
         }
-        const SweepResult swept = sweep(rails, poll, false, by_descriptor, take_in, done);
+        const std::size_t expected_before = poll.expected;
+        const SweepResult swept = sweep(rails, poll, hot, by_descriptor, take_in, done);
         if (swept.completed != 0) {
           // Work on a rail other than the hot one: with descriptors, watch
-          // every rail every turn from now on.
+          // every rail every turn from now on. An expectation the owner did
+          // not renew while the sweep took that work in was wrong: drop it.
           poll.cold_interval = PollHint::kMinColdInterval;
           poll.spread = descriptors;
+          if (expected && poll.expected == expected_before) {
+            poll.expected = PollHint::kNoRail;
+          }
         } else {
           poll.cold_interval = std::min(poll.cold_interval * 2, PollHint::kMaxColdInterval);
         }

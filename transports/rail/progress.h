@@ -4,6 +4,7 @@
 #include <poll.h>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <span>
 #include <vector>
@@ -25,7 +26,13 @@ struct PollHint {
   static constexpr unsigned kFullSweepEvery = 64;
   // Completions on the hot rail in a row that end the spread mode.
   static constexpr unsigned kLeaveSpreadAfter = 8;
+  static constexpr std::size_t kNoRail = SIZE_MAX;
   std::size_t hot = 0;
+  // Set by the owner: the rail the next completion it awaits will most
+  // likely come from (an endpoint follows each peer's rotation over its
+  // paths), or kNoRail. While set, it is polled every turn in place of the
+  // hot rail, with the rails that have sends in flight.
+  std::size_t expected = kNoRail;
   unsigned cold_interval = kMinColdInterval;
   unsigned turn = 0;
   unsigned sweeps = 0;

@@ -57,6 +57,10 @@ struct Peer {
   // By ordinal (ReorderBuffer::ordinal_of_past), not sequence number.
   std::unordered_map<std::uint64_t, std::unique_ptr<InboundMessage>> current;
   SeqNum credited = 0;  // the last credit we sent
+  // The local rails its last paths.size() + 1 messages arrived on, a ring
+  // (see Endpoint::expect_next_arrival).
+  std::vector<std::uint8_t> arrivals;
+  std::uint64_t arrival_count = 0;
   // Payload bytes of its messages waiting unexpected, and whether its next
   // credit is held back because they, or all peers', are over budget.
   std::uint64_t unexpected_bytes = 0;
