@@ -2,23 +2,85 @@
  *
  * Two ranks. For each size: half round-trip latency of a ping-pong, then
  * bandwidth with a window of non-blocking sends in flight followed by an
- * acknowledgement, as osu_bw measures it. One line per size on rank 0:
+ * acknowledgement, as osu_bw measures it. Measured the way
+ * railyard-mrail-bench measures its own subjects (examples/mrail_bench/
+ * measure.cc), so the comparison is like for like: latency is the lowest
+ * mean of 5 runs of <iterations> ping-pongs up to 8 KiB (after 100 untimed
+ * ones; 10-500 above, at most 16 MiB each way, after 5), bandwidth the
+ * median of 3 runs of 1-50 windows moving about 128 MiB (after one untimed
+ * window). One line per size on rank 0:
  *   <size> <latency us> <bandwidth MB/s>
- * Usage: railyard-mpi-bandwidth <window> <size> [<size>...]
+ * Usage: railyard-mpi-bandwidth <window> <iterations> <size> [<size>...]
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static int rounds_for(size_t size, size_t budget, int low, int high) {
-  size_t rounds = budget / (size ? size : 1);
-  if (rounds < (size_t)low) {
-    rounds = (size_t)low;
+enum { kLatencyRepeats = 5, kBandwidthRepeats = 3 };
+static const size_t kSmallLatencySize = 8192;
+
+static size_t clamp_size(size_t value, size_t low, size_t high) {
+  return value < low ? low : value > high ? high : value;
+}
+
+/* One run's mean half round trip, in microseconds. */
+static double latency_run(char* buffer, size_t size, int rank, long iterations) {
+  const int small = size <= kSmallLatencySize;
+  const long pings =
+      small ? iterations : (long)clamp_size(((size_t)16 << 20) / (size ? size : 1), 10, 500);
+  const long warmup = small ? 100 : 5;
+  const int peer = 1 - rank;
+  const int count = (int)size;
+  double start = 0;
+  for (long i = -warmup; i < pings; ++i) {
+    if (i == 0) {
+      start = MPI_Wtime();
+    }
+    if (rank == 0) {
+      MPI_Send(buffer, count, MPI_CHAR, peer, 1, MPI_COMM_WORLD);
+      MPI_Recv(buffer, count, MPI_CHAR, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(buffer, count, MPI_CHAR, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buffer, count, MPI_CHAR, peer, 1, MPI_COMM_WORLD);
+    }
   }
-  if (rounds > (size_t)high) {
-    rounds = (size_t)high;
+  return (MPI_Wtime() - start) * 1e6 / (2.0 * (double)pings);
+}
+
+/* One window of transfers, acknowledged by the receiver. */
+static void window_run(char* buffer, size_t size, int rank, int window, MPI_Request* requests) {
+  const int peer = 1 - rank;
+  for (int i = 0; i < window; ++i) {
+    if (rank == 0) {
+      MPI_Isend(buffer, (int)size, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &requests[i]);
+    } else {
+      MPI_Irecv(buffer, (int)size, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &requests[i]);
+    }
   }
-  return (int)rounds;
+  MPI_Waitall(window, requests, MPI_STATUSES_IGNORE);
+  if (rank == 0) {
+    MPI_Recv(NULL, 0, MPI_CHAR, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Send(NULL, 0, MPI_CHAR, peer, 3, MPI_COMM_WORLD);
+  }
+}
+
+/* One run's bandwidth in MB/s: windows worth about 128 MiB (1 to 50). */
+static double bandwidth_run(char* buffer, size_t size, int rank, int window,
+                            MPI_Request* requests) {
+  const size_t per_window = (size ? size : 1) * (size_t)window;
+  const size_t windows = clamp_size(((size_t)128 << 20) / per_window, 1, 50);
+  const double start = MPI_Wtime();
+  for (size_t w = 0; w < windows; ++w) {
+    window_run(buffer, size, rank, window, requests);
+  }
+  return (double)size * window * (double)windows / (MPI_Wtime() - start) / 1e6;
+}
+
+static int by_value(const void* a, const void* b) {
+  const double x = *(const double*)a;
+  const double y = *(const double*)b;
+  return (x > y) - (x < y);
 }
 
 int main(int argc, char** argv) {
@@ -27,24 +89,28 @@ int main(int argc, char** argv) {
   int ranks = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  if (ranks != 2 || argc < 3) {
+  if (ranks != 2 || argc < 4) {
     if (rank == 0) {
-      fprintf(stderr, "usage: mpirun -np 2 --bind-to none %s <window> <size>...\n", argv[0]);
+      fprintf(stderr, "usage: mpirun -np 2 --bind-to none %s <window> <iterations> <size>...\n",
+              argv[0]);
     }
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   const int window = atoi(argv[1]);
+  const long iterations = atol(argv[2]);
   size_t largest = 1;
-  for (int a = 2; a < argc; ++a) {
+  for (int a = 3; a < argc; ++a) {
     const size_t size = strtoull(argv[a], NULL, 10);
     if (size > largest) {
       largest = size;
     }
   }
   char* buffer = malloc(largest);
-  MPI_Request* requests = malloc(sizeof(MPI_Request) * (size_t)window);
-  if (buffer == NULL || requests == NULL || window <= 0) {
-    fprintf(stderr, "railyard-mpi-bandwidth: out of memory or bad window %d\n", window);
+  MPI_Request* requests = window > 0 ? malloc(sizeof(MPI_Request) * (size_t)window) : NULL;
+  if (buffer == NULL || requests == NULL || iterations <= 0) {
+    fprintf(stderr,
+            "railyard-mpi-bandwidth: out of memory, or window %d or iterations %ld not above 0\n",
+            window, iterations);
     free(requests);
     free(buffer);
     MPI_Abort(MPI_COMM_WORLD, 3);
@@ -53,49 +119,21 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < largest; ++i) {
     buffer[i] = 1;
   }
-  const int peer = 1 - rank;
-  for (int a = 2; a < argc; ++a) {
+  for (int a = 3; a < argc; ++a) {
     const size_t size = strtoull(argv[a], NULL, 10);
-    const int count = (int)size;
-    /* Latency. */
-    const int pings = rounds_for(size, (size_t)64 << 20, 10, 1000);
-    double start = 0;
-    for (int i = -5; i < pings; ++i) {
-      if (i == 0) {
-        start = MPI_Wtime();
-      }
-      if (rank == 0) {
-        MPI_Send(buffer, count, MPI_CHAR, peer, 1, MPI_COMM_WORLD);
-        MPI_Recv(buffer, count, MPI_CHAR, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      } else {
-        MPI_Recv(buffer, count, MPI_CHAR, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Send(buffer, count, MPI_CHAR, peer, 1, MPI_COMM_WORLD);
-      }
+    double latency = latency_run(buffer, size, rank, iterations);
+    for (int r = 1; r < kLatencyRepeats; ++r) {
+      const double run = latency_run(buffer, size, rank, iterations);
+      latency = run < latency ? run : latency;
     }
-    const double latency = (MPI_Wtime() - start) * 1e6 / (2.0 * pings);
-    /* Bandwidth: windows of non-blocking transfers, each acknowledged. */
-    const int windows = rounds_for(size * (size_t)window, (size_t)256 << 20, 4, 40);
-    for (int w = -1; w < windows; ++w) {
-      if (w == 0) {
-        start = MPI_Wtime();
-      }
-      for (int i = 0; i < window; ++i) {
-        if (rank == 0) {
-          MPI_Isend(buffer, count, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &requests[i]);
-        } else {
-          MPI_Irecv(buffer, count, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &requests[i]);
-        }
-      }
-      MPI_Waitall(window, requests, MPI_STATUSES_IGNORE);
-      if (rank == 0) {
-        MPI_Recv(NULL, 0, MPI_CHAR, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      } else {
-        MPI_Send(NULL, 0, MPI_CHAR, peer, 3, MPI_COMM_WORLD);
-      }
+    window_run(buffer, size, rank, window, requests); /* untimed: warms the connections */
+    double bandwidths[kBandwidthRepeats];
+    for (int r = 0; r < kBandwidthRepeats; ++r) {
+      bandwidths[r] = bandwidth_run(buffer, size, rank, window, requests);
     }
-    const double seconds = MPI_Wtime() - start;
+    qsort(bandwidths, kBandwidthRepeats, sizeof(double), by_value);
     if (rank == 0) {
-      printf("%zu %.3f %.3f\n", size, latency, (double)size * window * windows / seconds / 1e6);
+      printf("%zu %.3f %.3f\n", size, latency, bandwidths[kBandwidthRepeats / 2]);
       fflush(stdout);
     }
   }

@@ -465,6 +465,20 @@ int run(int argc, char** argv) {
     print_ratio(label("best of round-robin, striping / raw, 4-32 KiB"),
                 {in("round-robin"), in("striping")}, in("raw"), 4096, 32768, false);
     print_ratio(label("fixed / raw latency, up to 4 KiB"), {in("fixed")}, in("raw"), 0, 4096, true);
+    // Moving each message to the next rail must not cost latency.
+    print_ratio(label("round-robin / fixed latency, up to 1 KiB"), {in("round-robin")}, in("fixed"),
+                0, 1024, true);
+    print_ratio(label("striping / fixed latency, up to 1 KiB"), {in("striping")}, in("fixed"), 0,
+                1024, true);
+    // Against Open MPI: small messages with the default table, at the
+    // endpoint and through the Communicator; bandwidth against what the
+    // rails carry, for both.
+    print_ratio(label("default / openmpi latency, up to 1 KiB"), {in("default")}, "openmpi", 0,
+                1024, true);
+    print_ratio(label("comm-default / openmpi latency, up to 1 KiB"), {in("comm-default")},
+                "openmpi", 0, 1024, true);
+    print_ratio(label("openmpi / parallel rails, 64 KiB and up"), {"openmpi"}, in("parallel"),
+                65536, kMax, false);
     if (communicator) {
       for (const auto& policy : split_list("--policies", policies)) {
         print_ratio(label(fmt::format("comm-{0} / {0}, 64 KiB and up", policy)),
