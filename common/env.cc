@@ -122,6 +122,12 @@ std::optional<std::string> get(const char* name) {
   return value;
 }
 
+void protect_from_libfabric() {
+  for (const char* name : {"FI_OFI_MRAIL_CONFIG", "FI_OFI_MRAIL_ADDR", "FI_OFI_MRAIL_ADDR_STRC"}) {
+    (void)get(name);
+  }
+}
+
 std::string get_or(const char* name, std::string_view fallback) {
   auto value = get(name);
   return value ? *value : std::string(fallback);

@@ -10,7 +10,9 @@
 // libfabric call, and a value found rewritten in place later (same storage,
 // other text) is replaced by the captured one, with a warning once per
 // variable. A variable the program itself sets, replaces or removes
-// (setenv, putenv, unsetenv give it new storage) is taken as it now is.
+// (setenv, putenv, unsetenv give it new storage) is taken as it now is, and
+// protected from then on if railyard reads it before libfabric rewrites it
+// (see protect_from_libfabric).
 #pragma once
 
 #include <optional>
@@ -25,6 +27,13 @@ namespace railyard::env {
 
 // The variable's value, or `fallback` when unset.
 [[nodiscard]] std::string get_or(const char* name, std::string_view fallback);
+
+// Reads the variables libfabric's ofi_mrail provider rewrites, so that the
+// values a program set after the library loaded (setenv before its first
+// libfabric call) are the ones protected. railyard calls it before each of
+// its fi_getinfo calls; the first one in the process is where ofi_mrail
+// rewrites them.
+void protect_from_libfabric();
 
 // Whether get() protects `name` against in-place rewrites (RAILYARD_* and
 // FI_OFI_MRAIL_*).

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "railyard/common/detail/env.h"
 #include "railyard/common/error.h"
 
 namespace railyard::fabric {
@@ -39,6 +40,9 @@ std::uint32_t api_version() noexcept { return FI_VERSION(FI_MAJOR_VERSION, FI_MI
 
 int get_info(const char* node, const char* service, std::uint64_t flags, const FabricInfo& hints,
              FabricInfo& out) {
+  // The first fi_getinfo of the process lets ofi_mrail cut its variables
+  // at the first comma: railyard reads them first, to keep them whole.
+  env::protect_from_libfabric();
   fi_info* list = nullptr;
   const int rc = fi_getinfo(api_version(), node, service, flags, hints.get(), &list);
   if (rc == 0) {
