@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -55,22 +56,14 @@ struct FourRails {
   }
 
   static void warm_up(RailPair& pair) {
-    std::array<std::byte, 8> out{};
-    std::array<std::byte, 8> in{};
-    auto out_region = pair.a->register_memory(out.data(), out.size());
-    auto in_region = pair.b->register_memory(in.data(), in.size());
-    Request recv;
-    Request send;
-    ASSERT_TRUE(pair.b->post_tagged_recv(recv, in_region.whole(), 1).ok());
-    ASSERT_TRUE(pair.a->post_tagged_send(send, pair.a_to_b, out_region.whole(), 1).ok());
-    ASSERT_TRUE(pair.run_until([&] { return send.done() && recv.done(); }));
+    send_one(pair,
+             [&pair](const Request& recv) { return pair.run_until([&] { return recv.done(); }); });
   }
   static std::string fmt_address(std::size_t i) { return "127.0.0." + std::to_string(i + 1); }
 
-  // Sends message `index` over rail `rail` and waits for it on the
-  // receiving rails only (the sends are progressed by a separate wait).
-  void exchange(std::size_t rail, PollHint& hint) {
-    RailPair& pair = *pairs[rail];
+  // Sends one message over `pair`; `wait_for` waits for its receive, then
+  // both sides are progressed until the send is done too.
+  static void send_one(RailPair& pair, const std::function<bool(const Request&)>& wait_for) {
     std::array<std::byte, 8> out{};
     std::array<std::byte, 8> in{};
     auto out_region = pair.a->register_memory(out.data(), out.size());
@@ -79,11 +72,21 @@ struct FourRails {
     Request send;
     ASSERT_TRUE(pair.b->post_tagged_recv(recv, in_region.whole(), 1).ok());
     ASSERT_TRUE(pair.a->post_tagged_send(send, pair.a_to_b, out_region.whole(), 1).ok());
-    ASSERT_TRUE(progress_until(
-        receivers, [&] { return recv.done(); }, kTestTimeout, pair.b->wait_policy(), &hint))
-        << "the message on rail " << rail << " was not found";
+    ASSERT_TRUE(wait_for(recv)) << "the message was not received";
     EXPECT_TRUE(recv.status().ok()) << recv.status().to_string();
     ASSERT_TRUE(pair.run_until([&] { return send.done(); }));
+  }
+
+  // Sends a message over rail `rail` and waits for it on the receiving
+  // rails only, with `hint`.
+  void exchange(std::size_t rail, PollHint& hint) {
+    RailPair& pair = *pairs[rail];
+    send_one(pair, [&](const Request& recv) {
+      const bool found = progress_until(
+          receivers, [&] { return recv.done(); }, kTestTimeout, pair.b->wait_policy(), &hint);
+      EXPECT_TRUE(found) << "the message on rail " << rail << " was not found";
+      return found;
+    });
   }
 
   std::vector<std::unique_ptr<RailPair>> pairs;
