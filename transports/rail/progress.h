@@ -67,14 +67,20 @@ struct PollHint {
 // When every rail has a wait descriptor, a sweep is one poll(2) without a
 // timeout over the cold rails' descriptors, and only the rails it names
 // (and those with work their descriptor does not announce, see
-// Rail::has_unannounced_work) are progressed. Once a sweep finds work, the
-// wait enters the spread mode (round-robin and striping move each message to
-// the next rail): every turn polls every rail's descriptor at once and
-// progresses only the rails that answer, so a message on any rail is found
-// about as fast as on the hot rail under the fixed policy, for one system
-// call a turn instead of one per rail. Eight completions in a row on one
-// rail end it. Every 64th sweep by descriptor progresses every rail anyway,
-// for work a provider holds without signalling its descriptor.
+// Rail::has_unannounced_work) are progressed; a descriptor that stays
+// signalled after its work was taken in is reset with fi_trywait. Once a
+// sweep finds work, the wait enters the spread mode (round-robin and
+// striping move each message to the next rail): every turn is such a poll
+// over every rail's descriptor, one system call a turn instead of one per
+// rail. Eight completions in a row on one rail end it. Every 64th sweep
+// progresses every rail anyway, for work a provider might hold without
+// signalling its descriptor.
+//
+// When the owner sets `expected` (the endpoint does when a peer's messages
+// follow a pattern it can predict), that rail is progressed every turn
+// instead of the hot rail, as under the fixed policy, with the rails that
+// have sends in flight, and the spread mode waits; a sweep that finds work
+// elsewhere drops an expectation the owner did not renew meanwhile.
 //
 // Every rail is polled before any sleep, and done() is checked as soon as a
 // rail completes work.
