@@ -90,7 +90,7 @@ Communicator Communicator::world(const CommunicatorOptions& options, const Join&
 }
 
 Communicator::Communicator(std::shared_ptr<const detail::Group> group)
-    : world_(group->world), group_(std::move(group)) {
+    : world_(group->world.get()), group_(std::move(group)) {
   // Local ranks of this communicator: its members on this host, in rank order.
   const auto& host = world_->host().ranks;
   local_size_ = 0;

@@ -137,7 +137,7 @@ class Communicator {
   void barrier_internal() const;
   [[nodiscard]] detail::World& world_state() const noexcept;
 
-  std::shared_ptr<detail::World> world_;  // the group's
+  detail::World* world_;  // group_->world, which keeps it open
   std::shared_ptr<const detail::Group> group_;
   int local_rank_ = 0;
   int local_size_ = 1;

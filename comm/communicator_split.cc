@@ -79,7 +79,7 @@ Communicator Communicator::derive(int color, int key) const {
   // no member in common, so their messages cannot meet.
   world_->context_taken(context);
   auto group = std::make_shared<detail::Group>();
-  group->world = world_;
+  group->world = group_->world;
   group->context = context;
   group->rank_of.assign(static_cast<std::size_t>(world_->size()), -1);
   if (color == kUndefinedColor) {
