@@ -213,14 +213,12 @@ std::string command_line(int argc, char** argv) {
 }
 
 // Reports each baseline whose figures cannot be a baseline's (see
-// baseline_check.h) as failed, so no ratio rests on it. `kinds` is in
-// step with `results`.
-void reject_misconfigured(std::vector<SubjectResult>& results,
-                          const std::vector<Subject::Kind>& kinds, const std::string& one_rail) {
+// baseline_check.h) as failed, so no ratio rests on it.
+void reject_misconfigured(std::vector<SubjectResult>& results, const std::string& one_rail) {
   const SubjectResult* rail = find(results, one_rail);
   std::vector<std::pair<std::size_t, std::string>> rejected;
   for (std::size_t i = 0; i < results.size(); ++i) {
-    if (is_baseline(kinds[i])) {
+    if (is_baseline(results[i].kind)) {
       if (auto why = misconfiguration(results[i], rail)) {
         rejected.emplace_back(i, std::move(*why));
       }
@@ -426,13 +424,7 @@ int run(int argc, char** argv) {
     by_round.push_back(std::move(results));
   }
   std::vector<SubjectResult> results = combine_rounds(by_round);
-  std::vector<Subject::Kind> kinds(subjects.size());
-  std::transform(subjects.begin(), subjects.end(), kinds.begin(),
-                 [](const Subject& subject) { return subject.kind; });
-  if (wants("openmpi")) {
-    kinds.push_back(Subject::Kind::kOpenMpi);
-  }
-  reject_misconfigured(results, kinds, named("raw", provider_list.front()));
+  reject_misconfigured(results, named("raw", provider_list.front()));
 
   print_table(
       results, settings.sizes, "Bandwidth (MB/s)",

@@ -28,6 +28,7 @@ SubjectResult run_openmpi(const Hosts& hosts, const MeasureSettings& settings,
                           const OpenMpiSetup& setup, std::chrono::seconds limit) {
   SubjectResult result;
   result.name = "openmpi";
+  result.kind = Subject::Kind::kOpenMpi;
   if (hosts.netns_a.empty() || hosts.netns_b.empty() || hosts.subnets.empty()) {
     result.error = "needs emulated hosts (run under scripts/netns-rails.sh)";
     return result;

@@ -129,16 +129,18 @@ bool is_baseline(Subject::Kind kind) noexcept {
 
 std::string launch_of(const Subject& subject, const Hosts& hosts) {
   const std::string provider = subject.provider.empty() ? default_provider() : subject.provider;
-  std::string environment = fmt::format("RAILYARD_PROVIDER='{}'", provider);
-  for (const auto& setting : provider_defaults_for(provider)) {
-    environment += fmt::format(" {}={}", setting.variable, setting.value);
-  }
-  if (subject.kind == Subject::Kind::kRailyard || subject.kind == Subject::Kind::kCommunicator) {
-    environment += fmt::format(" FI_OFI_MRAIL_CONFIG='{}'", subject.policy_table);
-  }
+  std::string environment;
   if (subject.kind == Subject::Kind::kOfiMrail) {
     environment =
         fmt::format("FI_PROVIDER='{};ofi_mrail' FI_OFI_MRAIL_ADDR=<the host's rails>", provider);
+  } else {
+    environment = fmt::format("RAILYARD_PROVIDER='{}'", provider);
+    for (const auto& setting : provider_defaults_for(provider)) {
+      environment += fmt::format(" {}={}", setting.variable, setting.value);
+    }
+    if (subject.kind == Subject::Kind::kRailyard || subject.kind == Subject::Kind::kCommunicator) {
+      environment += fmt::format(" FI_OFI_MRAIL_CONFIG='{}'", subject.policy_table);
+    }
   }
   if (hosts.netns_a.empty() && hosts.netns_b.empty()) {
     return fmt::format(
@@ -156,6 +158,7 @@ SubjectResult run_subject(const Subject& subject, const Hosts& hosts,
                           const MeasureSettings& settings, std::chrono::seconds limit) {
   SubjectResult result;
   result.name = subject.name;
+  result.kind = subject.kind;
   result.launch = launch_of(subject, hosts);
   int link[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, link) != 0) {

@@ -31,6 +31,7 @@ struct Subject {
 
 struct SubjectResult {
   std::string name;
+  Subject::Kind kind = Subject::Kind::kRailyard;
   std::vector<Measurement> rows;
   std::vector<RailBytes> rails;
   std::string error;  // why the subject did not finish
