@@ -8,6 +8,7 @@
 
 #include "railyard/common/detail/local_rank.h"
 #include "railyard/common/error.h"
+#include "railyard/transports/mrail/detail/wire.h"
 #include "railyard/transports/mrail/endpoint.h"
 #include "railyard/transports/mrail/options.h"
 #include "railyard/transports/mrail/policy_table.h"
@@ -257,7 +258,8 @@ TEST(EndpointOptions, WeightsParseAndDefaultsHold) {
   EXPECT_TRUE(options.rail_weights.empty());
   EXPECT_EQ(options.min_chunk, 65536U);
   EXPECT_EQ(options.eager_limit, 262144U);
-  EXPECT_EQ(options.fragment_size, 16384U - 40U);
+  // Header plus fragment: 16 KiB on the wire.
+  EXPECT_EQ(options.fragment_size + kHeaderSize, 16384U);
 }
 
 TEST(EndpointOptions, LocalRankVariablesAreChecked) {

@@ -243,6 +243,38 @@ TEST(Endpoint, SendsBeyondTheWindowWaitForCreditAndAllArrive) {
     return std::all_of(recvs.begin(), recvs.end(), [](const Request& r) { return r.done(); });
   }));
   EXPECT_EQ(in, out);
+  // Nothing went back to carry the grants: the receiver sent credit messages.
+  EXPECT_GT(group[1].counters().credit_messages, 0U);
+}
+
+// Every message carries its sender's grant, so a ping-pong far longer than
+// the window returns every credit on the replies: no credit message goes,
+// and no send waits for one.
+TEST(Endpoint, TrafficBothWaysCarriesTheCreditsWithoutCreditMessages) {
+  auto options = endpoint_options(2, kRoundRobin);
+  options.window = 8;
+  EndpointGroup group({options, options});
+  constexpr std::uint64_t kRounds = 100;
+  for (std::uint64_t round = 0; round < kRounds; ++round) {
+    std::uint64_t ping = round;
+    std::uint64_t pong = 0;
+    Request send;
+    Request recv;
+    ASSERT_TRUE(group[1].recv(recv, kAnySource, &pong, sizeof pong, 3).ok());
+    ASSERT_TRUE(group[0].send(send, group.ids[0][1], &ping, sizeof ping, 3).ok());
+    ASSERT_TRUE(group.run_until([&] { return send.done() && recv.done(); }));
+    ASSERT_EQ(pong, round);
+    std::uint64_t reply = round + kRounds;
+    std::uint64_t answer = 0;
+    ASSERT_TRUE(group[0].recv(recv, kAnySource, &answer, sizeof answer, 4).ok());
+    ASSERT_TRUE(group[1].send(send, group.ids[1][0], &reply, sizeof reply, 4).ok());
+    ASSERT_TRUE(group.run_until([&] { return send.done() && recv.done(); }));
+    ASSERT_EQ(answer, round + kRounds);
+  }
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(group[i].counters().credit_messages, 0U) << "endpoint " << i;
+    EXPECT_EQ(group[i].counters().window_waits, 0U) << "endpoint " << i;
+  }
 }
 
 TEST(Endpoint, UnequalWindowsStillReopen) {
@@ -457,6 +489,20 @@ TEST(Endpoint, MalformedWireMessagesAreDroppedAndCounted) {
   header.word = 10;
   encode_header(header, overrun.data());
   garbage.push_back(overrun);
+  // A fragment granting credit for messages endpoint 1 never sent.
+  std::vector<std::byte> overgrant(kHeaderSize + 4);
+  Header granting;
+  granting.source = group[0].id();
+  granting.total = 4;
+  granting.credit = 1000;
+  encode_header(granting, overgrant.data());
+  garbage.push_back(overgrant);
+  // A header whose reserved field is not zero.
+  std::vector<std::byte> reserved(kHeaderSize + 4);
+  granting.credit = 0;
+  encode_header(granting, reserved.data());
+  reserved[kHeaderSize - 1] = std::byte{1};
+  garbage.push_back(reserved);
   std::vector<railyard::Request> ops(garbage.size());
   for (std::size_t i = 0; i < garbage.size(); ++i) {
     ASSERT_TRUE(
@@ -465,7 +511,7 @@ TEST(Endpoint, MalformedWireMessagesAreDroppedAndCounted) {
   // The raw rail needs progress too (rxm connects from both sides).
   ASSERT_TRUE(group.run_until([&] {
     raw.progress();
-    return group[1].counters().dropped_messages == 3;
+    return group[1].counters().dropped_messages == garbage.size();
   })) << group[1].counters().dropped_messages;
 
   std::array<std::byte, 4> out{std::byte{9}};

@@ -33,7 +33,10 @@ struct EndpointCounters {
   std::uint64_t early_arrivals = 0;       // arrived before their turn (another rail was faster)
   std::uint64_t unexpected_messages = 0;  // matched no posted receive on their turn
   std::uint64_t window_waits = 0;         // sends that waited for the peer's credit
-  std::uint64_t dropped_messages = 0;     // malformed, or from a peer never inserted
+  // Credit messages sent: grants that no message to the peer could carry
+  // (traffic one way only), see docs/wire-formats.md.
+  std::uint64_t credit_messages = 0;
+  std::uint64_t dropped_messages = 0;  // malformed, or from a peer never inserted
   std::uint64_t registration_hits = 0;
   std::uint64_t registration_misses = 0;
   // Payload bytes of unexpected messages held now (a gauge), and how often a

@@ -107,7 +107,7 @@ Endpoint::Endpoint(Options options)
     }
   }
   address_ = encode_address(address);
-  poll_hint_.before_sleep = [this] { repost(); };
+  poll_hint_.on_idle = [this] { repost(); };
   poll_hint_.lock = &mutex_;
 
   std::string home_reason;

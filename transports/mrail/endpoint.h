@@ -200,6 +200,11 @@ class Endpoint {
   void send_control(Peer& peer, const Header& header);
   void enqueue(std::size_t rail, Outgoing fragment);
   void pump(std::size_t rail);
+  // Copies one message into a free send buffer of `rail` (there must be
+  // one) behind its header, with the grant to `peer` filled in, and hands
+  // it to the rail.
+  void emit(std::size_t rail, Header& header, RailPeer destination, PeerId peer,
+            const std::byte* payload, std::size_t length, Request* owner);
   void release_waiting(Peer& peer);
   std::size_t choose_pieces(Peer& peer, std::uint64_t size, std::vector<StripePiece>& out) const;
 
@@ -209,8 +214,9 @@ class Endpoint {
   void on_receive(RxSlot& slot, const Completion& completion);
   // Reposts handled receive buffers. Reposting costs a provider call, so it
   // stays off the path between a message's arrival and its receiver seeing
-  // it: it runs after the next send or receive is issued, before the waiter
-  // sleeps, and at once when half a rail's buffers are waiting.
+  // it, and off the path to the next send: it runs after a send has left,
+  // when a wait finds nothing to do (PollHint::on_idle), and at once when
+  // half a rail's buffers are waiting.
   void repost();
   void repost(std::size_t rail);
   void handle(std::size_t rail, std::span<const std::byte> message);
@@ -222,9 +228,16 @@ class Endpoint {
   void on_rts(Peer& peer, const Header& header, std::span<const std::byte> body);
   InboundMessage* locate(Peer& peer, const Header& header);
   void advance(Peer& peer);
-  // Sends the peer a credit when a quarter window has passed, unless
-  // unexpected messages are over budget; release_credits() sends those held.
+  // Sends the peer a credit message when a quarter window has passed since
+  // its last grant, unless unexpected messages are over budget;
+  // release_credits() sends those held. Every message to the peer carries
+  // a grant too (grant()), so traffic both ways needs no credit messages.
   void credit(Peer& peer);
+  // The grant the next message to `peer` carries: the next sequence number
+  // expected from it, or while unexpected messages are over budget the
+  // last grant (see docs/wire-formats.md).
+  [[nodiscard]] std::uint32_t grant(Peer& peer) noexcept;
+  [[nodiscard]] bool over_budget(const Peer& peer) const noexcept;
   void release_credits();
   // Unexpected messages entering and leaving the queue: their bytes count
   // against the budgets.

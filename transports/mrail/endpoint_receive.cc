@@ -66,7 +66,9 @@ Status Endpoint::start_recv(Request& request, PeerId source, void* data, std::si
   } else {
     matcher.post(request);
   }
-  repost();
+  // Receive buffers are reposted once the caller waits (PollHint::on_idle)
+  // or sends: not here, where a ping-pong posts its receive just before the
+  // send that the peer is waiting for.
   return {};
 }
 
@@ -131,6 +133,15 @@ void Endpoint::handle(std::size_t rail, std::span<const std::byte> message) {
     return;
   }
   Peer& peer = *peers_[known->second.index];
+  if (seq_before(peer.next_seq, header.credit)) {
+    drop(rail, fmt::format("credit {} from peer {} is beyond the {} messages sent", header.credit,
+                           peer.id.index, peer.next_seq));
+    return;
+  }
+  if (seq_before(peer.credit, header.credit)) {
+    peer.credit = header.credit;
+    release_waiting(peer);
+  }
   const auto payload = message.subspan(kHeaderSize);
   switch (header.type) {
     case MessageType::kEager:
@@ -157,19 +168,8 @@ void Endpoint::handle(std::size_t rail, std::span<const std::byte> message) {
       piece_done(request, Status());
       break;
     }
-    case MessageType::kCredit: {
-      const auto credit = static_cast<SeqNum>(header.word);
-      if (seq_before(peer.next_seq, credit)) {
-        drop(rail, fmt::format("credit {} from peer {} is beyond the {} messages sent", credit,
-                               peer.id.index, peer.next_seq));
-        return;
-      }
-      if (seq_before(peer.credit, credit)) {
-        peer.credit = credit;
-        release_waiting(peer);
-      }
-      break;
-    }
+    case MessageType::kCredit:
+      break;  // its grant was taken above
   }
 }
 
@@ -341,8 +341,7 @@ void Endpoint::credit(Peer& peer) {
   }
   // Messages nobody asked for yet are over budget: the sender waits (once
   // the window it already has is used) until receives take some of them.
-  if (peer.unexpected_bytes > options_.unexpected_peer_bytes ||
-      unexpected_bytes_ > options_.unexpected_bytes) {
+  if (over_budget(peer)) {
     if (!peer.credit_held) {
       peer.credit_held = true;
       ++held_credits_;
@@ -358,16 +357,30 @@ void Endpoint::credit(Peer& peer) {
     }
     return;
   }
-  if (peer.credit_held) {
-    peer.credit_held = false;
-    --held_credits_;
-  }
-  peer.credited = peer.early.next();
+  // Granted now, so the messages that arrive before it leaves ask for no
+  // second one; pump() writes the newest grant into it.
+  (void)grant(peer);
+  ++totals_.credit_messages;
   Header credit;
   credit.type = MessageType::kCredit;
   credit.source = id_;
-  credit.word = peer.credited;
   send_control(peer, credit);
+}
+
+bool Endpoint::over_budget(const Peer& peer) const noexcept {
+  return peer.unexpected_bytes > options_.unexpected_peer_bytes ||
+         unexpected_bytes_ > options_.unexpected_bytes;
+}
+
+std::uint32_t Endpoint::grant(Peer& peer) noexcept {
+  if (!over_budget(peer)) {
+    if (peer.credit_held) {
+      peer.credit_held = false;
+      --held_credits_;
+    }
+    peer.credited = peer.early.next();
+  }
+  return peer.credited;
 }
 
 void Endpoint::release_credits() {

@@ -40,7 +40,7 @@ Status Endpoint::start_send(Request& request, PeerId peer_id, const void* data, 
   } else {
     transmit(peer, request);
   }
-  repost();
+  repost();  // after the message has left (see repost())
   return {};
 }
 
@@ -86,6 +86,23 @@ std::size_t Endpoint::choose_pieces(Peer& peer, std::uint64_t size,
 void Endpoint::send_eager(Peer& peer, Request& request, const Header& header) {
   ++totals_.eager_messages;
   choose_pieces(peer, request.capacity_, pieces_);
+  // The common case of a small message: one fragment, on a rail with
+  // nothing queued and a send buffer free, leaves at once.
+  if (pieces_.size() == 1 && pieces_.front().offset == 0 &&
+      request.capacity_ <= peer.max_fragment) {
+    const Path& path = peer.paths[pieces_.front().path];
+    RailState& state = *rails_[path.local_rail];
+    if (state.queue.empty() && !state.free_slots.empty()) {
+      ++state.traffic.messages_sent;
+      request.pending_ = 1;
+      Header fragment = header;
+      fragment.type = MessageType::kEager;
+      fragment.word = 0;
+      emit(path.local_rail, fragment, path.address, peer.id, request.buffer_, request.capacity_,
+           &request);
+      return;
+    }
+  }
   // Count every fragment before the first goes out: a fragment may complete
   // at once (inject), and the request must not finish early.
   const std::uint64_t fragment_size = peer.max_fragment;
@@ -194,50 +211,61 @@ void Endpoint::enqueue(std::size_t rail, Outgoing fragment) {
 
 void Endpoint::pump(std::size_t rail_index) {
   RailState& state = *rails_[rail_index];
-  Rail& rail = *state.rail;
   while (!state.queue.empty() && !state.free_slots.empty()) {
     Outgoing out = std::move(state.queue.front());
     state.queue.pop_front();
-    TxSlot& slot = *state.free_slots.back();
-    const std::byte* payload = out.body.empty() ? out.payload : out.body.data();
-    const std::size_t payload_length = out.body.empty() ? out.length : out.body.size();
-    const std::size_t length = kHeaderSize + payload_length;
-    encode_header(out.header, slot.data());
-    if (payload_length != 0) {
-      std::memcpy(slot.data() + kHeaderSize, payload, payload_length);
+    const bool own_body = !out.body.empty();
+    emit(rail_index, out.header, out.destination, out.peer,
+         own_body ? out.body.data() : out.payload, own_body ? out.body.size() : out.length,
+         out.owner);
+  }
+}
+
+void Endpoint::emit(std::size_t rail_index, Header& header, RailPeer destination, PeerId peer_id,
+                    const std::byte* payload, std::size_t payload_length, Request* owner) {
+  RailState& state = *rails_[rail_index];
+  Rail& rail = *state.rail;
+  TxSlot& slot = *state.free_slots.back();
+  const std::size_t length = kHeaderSize + payload_length;
+  // Granted as late as possible: a message that waited in the queue carries
+  // the newest grant.
+  if (Peer* peer = peer_of(peer_id); peer != nullptr) {
+    header.credit = grant(*peer);
+  }
+  encode_header(header, slot.data());
+  if (payload_length != 0) {
+    std::memcpy(slot.data() + kHeaderSize, payload, payload_length);
+  }
+  if (header.type == MessageType::kEager) {
+    ++state.traffic.chunks_sent;
+    state.traffic.bytes_sent += payload_length;
+  }
+  // What fits an inject leaves at once and needs no send buffer held.
+  Status posted;
+  if (length <= rail.limits().inject_size) {
+    posted = rail.inject(destination, ConstBuffer{slot.data(), length, nullptr});
+    if (owner != nullptr) {
+      piece_done(*owner, posted);
     }
-    const bool eager = out.header.type == MessageType::kEager;
-    if (eager) {
-      ++state.traffic.chunks_sent;
-      state.traffic.bytes_sent += payload_length;
-    }
-    // What fits an inject leaves at once and needs no send buffer held.
-    Status posted;
-    if (length <= rail.limits().inject_size) {
-      posted = rail.inject(out.destination, ConstBuffer{slot.data(), length, nullptr});
-      if (out.owner != nullptr) {
-        piece_done(*out.owner, posted);
-      }
-    } else {
-      state.free_slots.pop_back();
-      slot.owner = out.owner;
-      slot.peer = out.peer;
-      posted = rail.post_send(slot, out.destination,
-                              ConstBuffer{slot.data(), length, state.send_region.descriptor()});
-      if (!posted.ok()) {
-        slot.owner = nullptr;
-        state.free_slots.push_back(&slot);
-        if (out.owner != nullptr) {
-          piece_done(*out.owner, posted);
-        }
-      }
-    }
+  } else {
+    state.free_slots.pop_back();
+    slot.owner = owner;
+    slot.peer = peer_id;
+    posted = rail.post_send(slot, destination,
+                            ConstBuffer{slot.data(), length, state.send_region.descriptor()});
     if (!posted.ok()) {
-      // Every message to a peer is one it counts on (a numbered fragment, a
-      // credit, a FIN): without it the peer's stream is broken for good.
-      ++state.traffic.errors;
-      lost_message(out.peer, posted);
+      slot.owner = nullptr;
+      state.free_slots.push_back(&slot);
+      if (owner != nullptr) {
+        piece_done(*owner, posted);
+      }
     }
+  }
+  if (!posted.ok()) {
+    // Every message to a peer is one it counts on (a numbered fragment, a
+    // credit, a FIN): without it the peer's stream is broken for good.
+    ++state.traffic.errors;
+    lost_message(peer_id, posted);
   }
 }
 

@@ -24,6 +24,8 @@ void encode_header(const Header& header, std::byte* out) noexcept {
   store_le(out + 16, header.tag, 8);
   store_le(out + 24, header.total, 8);
   store_le(out + 32, header.word, 8);
+  store_le(out + 40, header.credit, 4);
+  store_le(out + 44, std::uint32_t{0}, 4);
 }
 
 bool decode_header(std::span<const std::byte> message, Header& header, std::string& error) {
@@ -42,6 +44,8 @@ bool decode_header(std::span<const std::byte> message, Header& header, std::stri
   header.tag = reader.u64();
   header.total = reader.u64();
   header.word = reader.u64();
+  header.credit = reader.u32();
+  const auto reserved = reader.u32();
   if (magic != kHeaderMagic || version != kWireVersion) {
     error = fmt::format("bad magic 0x{:02x} or version {} (expected 0x{:02x}, {})", magic, version,
                         kHeaderMagic, kWireVersion);
@@ -54,6 +58,10 @@ bool decode_header(std::span<const std::byte> message, Header& header, std::stri
   header.type = static_cast<MessageType>(type);
   if ((header.flags & ~kFlagTagged) != 0) {
     error = fmt::format("unknown flags 0x{:02x}", header.flags);
+    return false;
+  }
+  if (reserved != 0) {
+    error = fmt::format("reserved header field is 0x{:08x} (expected 0)", reserved);
     return false;
   }
   if (header.type == MessageType::kEager) {

@@ -166,6 +166,7 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
   const auto deadline =
       timeout >= Clock::time_point::max() - start ? Clock::time_point::max() : start + timeout;
   auto last_activity = start;
+  bool idle_work_due = true;  // poll.on_idle, on the next turn that finds nothing
   // Takes in a rail's completions; other threads asleep on the rails must
   // look at what they finished.
   const auto take_in = [&poll](Rail& rail) {
@@ -255,15 +256,18 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
     const auto now = Clock::now();
     if (completed != 0) {
       last_activity = now;
+      idle_work_due = true;
+    } else if (idle_work_due) {
+      idle_work_due = false;
+      if (poll.on_idle) {
+        poll.on_idle();
+      }
     }
     if (now >= deadline) {
       return false;
     }
     if (now - last_activity < policy.spin) {
       continue;
-    }
-    if (poll.before_sleep) {
-      poll.before_sleep();
     }
     // Every rail is polled once more before sleeping: a cold rail may hold
     // the completion that ends the wait.
@@ -275,6 +279,7 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
     }
     if (completed != 0) {
       last_activity = Clock::now();
+      idle_work_due = true;
       continue;
     }
     block(rails, std::min<std::chrono::nanoseconds>(deadline - now, policy.max_block), poll.lock);

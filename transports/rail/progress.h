@@ -43,9 +43,12 @@ struct PollHint {
   // sweep.
   std::vector<pollfd> fds;
   std::vector<std::size_t> fd_rails;
-  // Called once the spin is over, before sleeping: work the owner put off
-  // the fast path (an endpoint reposts receive buffers here).
-  std::function<void()> before_sleep;
+  // Work the owner put off the fast path (an endpoint reposts receive
+  // buffers here), called on the first turn that finds nothing after one
+  // that found work, and on the first turn of a wait that finds nothing:
+  // the waiter has time then, and a message that was already there is
+  // handed over first.
+  std::function<void()> on_idle;
   // The owner's lock, held by the caller, when other threads progress the
   // same rails: the wait then hands it to a thread that asks for it, lets
   // go of it while it sleeps, and wakes the other sleepers when it takes

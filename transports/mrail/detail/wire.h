@@ -17,17 +17,18 @@ enum class MessageType : std::uint8_t {
   kEager = 1,   // a fragment of an eager message; word = its offset
   kRts = 2,     // rendezvous request-to-send; word = transfer id; body = RtsBody
   kFin = 3,     // rendezvous done, the sender may release its buffer; word = transfer id
-  kCredit = 4,  // the receiver's next expected sequence number; word = that number
+  kCredit = 4,  // header only: a grant (Header::credit) with nothing else to carry it
 };
 
 inline constexpr std::uint8_t kHeaderMagic = 0x52;  // 'R'
-inline constexpr std::uint8_t kWireVersion = 1;
-inline constexpr std::size_t kHeaderSize = 40;
+inline constexpr std::uint8_t kWireVersion = 2;
+inline constexpr std::size_t kHeaderSize = 48;
 inline constexpr std::uint8_t kFlagTagged = 0x1;
 
 // Every message starts with this header:
 //   0 u8 type, 1 u8 flags, 2 u8 magic 'R', 3 u8 version, 4 u32 seq,
-//   8 u64 source endpoint id, 16 u64 tag, 24 u64 total length, 32 u64 word.
+//   8 u64 source endpoint id, 16 u64 tag, 24 u64 total length, 32 u64 word,
+//   40 u32 credit, 44 u32 reserved (0).
 struct Header {
   MessageType type = MessageType::kEager;
   std::uint8_t flags = 0;
@@ -36,6 +37,11 @@ struct Header {
   std::uint64_t tag = 0;
   std::uint64_t total = 0;
   std::uint64_t word = 0;
+  // The sender's grant to the receiver, carried by every message: the next
+  // sequence number the sender expects from the receiver, so the receiver
+  // may send up to a window past it. Traffic both ways thus returns credits
+  // without credit messages of their own.
+  SeqNum credit = 0;
 
   [[nodiscard]] bool tagged() const noexcept { return (flags & kFlagTagged) != 0; }
 };
