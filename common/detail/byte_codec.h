@@ -3,6 +3,7 @@
 // checks live in one place.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -13,12 +14,32 @@
 
 namespace railyard {
 
-// Stores the low `size` bytes of `value` at `out`, least significant first:
-// for fixed layouts written in place on hot paths.
+// Stores the low `size` bytes (at most 8) of `value` at `out`, least
+// significant first: for fixed layouts written in place on hot paths. On a
+// little-endian host that is the value's own first bytes, one store once
+// inlined with a constant size.
 inline void store_le(std::byte* out, std::uint64_t value, std::size_t size) noexcept {
-  for (std::size_t i = 0; i < size; ++i) {
-    out[i] = static_cast<std::byte>((value >> (8 * i)) & 0xFFU);
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(out, &value, size);
+  } else {
+    for (std::size_t i = 0; i < size; ++i) {
+      out[i] = static_cast<std::byte>((value >> (8 * i)) & 0xFFU);
+    }
   }
+}
+
+// The `size`-byte (at most 8) little-endian value at `in`; the caller has
+// checked the bounds (fixed layouts read in place on hot paths).
+inline std::uint64_t load_le(const std::byte* in, std::size_t size) noexcept {
+  std::uint64_t value = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(&value, in, size);
+  } else {
+    for (std::size_t i = 0; i < size; ++i) {
+      value |= static_cast<std::uint64_t>(in[i]) << (8 * i);
+    }
+  }
+  return value;
 }
 
 class ByteWriter {

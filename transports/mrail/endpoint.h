@@ -212,6 +212,9 @@ class Endpoint {
   [[nodiscard]] Status start_recv(Request& request, PeerId source, void* data, std::size_t size,
                                   std::uint64_t tag, std::uint64_t ignore, bool tagged);
   void on_receive(RxSlot& slot, const Completion& completion);
+  // The inserted peer that sent `header`, or nullptr: then the message is
+  // kept for when its sender is inserted, or dropped past the budget.
+  Peer* find_source(std::size_t rail, const Header& header, std::span<const std::byte> message);
   // Reposts handled receive buffers. Reposting costs a provider call, so it
   // stays off the path between a message's arrival and its receiver seeing
   // it, and off the path to the next send: it runs after a send has left,
@@ -313,6 +316,9 @@ class Endpoint {
   std::vector<std::byte> address_;
   std::vector<std::unique_ptr<Peer>> peers_;
   std::unordered_map<std::uint64_t, PeerId> peer_ids_;  // by endpoint id
+  // The peer whose message arrived last, looked up without hashing when
+  // the next one is from it too (peers are never removed).
+  Peer* last_source_ = nullptr;
   std::unique_ptr<MatchingEngine> tagged_;
   std::unique_ptr<MatchingEngine> untagged_;
   // Rendezvous sends waiting for their FIN, by transfer id.

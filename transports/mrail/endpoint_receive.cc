@@ -111,6 +111,24 @@ void Endpoint::repost() {
   }
 }
 
+Peer* Endpoint::find_source(std::size_t rail, const Header& header,
+                            std::span<const std::byte> message) {
+  if (const auto known = peer_ids_.find(header.source); known != peer_ids_.end()) {
+    return peers_[known->second.index].get();
+  }
+  // Its address has not been inserted yet: keep the message for then.
+  if (stranger_bytes_ + message.size() > kMaxStrangerBytes) {
+    drop(rail, fmt::format("endpoint {:016x} was never inserted and {} bytes from unknown "
+                           "endpoints are already held",
+                           header.source, stranger_bytes_));
+    return nullptr;
+  }
+  stranger_bytes_ += message.size();
+  strangers_[header.source].emplace_back(rail,
+                                         std::vector<std::byte>(message.begin(), message.end()));
+  return nullptr;
+}
+
 void Endpoint::handle(std::size_t rail, std::span<const std::byte> message) {
   Header header;
   std::string error;
@@ -118,21 +136,15 @@ void Endpoint::handle(std::size_t rail, std::span<const std::byte> message) {
     drop(rail, error);
     return;
   }
-  const auto known = peer_ids_.find(header.source);
-  if (known == peer_ids_.end()) {
-    // Its address has not been inserted yet: keep the message for then.
-    if (stranger_bytes_ + message.size() > kMaxStrangerBytes) {
-      drop(rail, fmt::format("endpoint {:016x} was never inserted and {} bytes from unknown "
-                             "endpoints are already held",
-                             header.source, stranger_bytes_));
-      return;
+  Peer* source = last_source_;
+  if (source == nullptr || source->endpoint_id != header.source) {
+    source = find_source(rail, header, message);
+    if (source == nullptr) {
+      return;  // kept for when it is inserted, or dropped
     }
-    stranger_bytes_ += message.size();
-    strangers_[header.source].emplace_back(rail,
-                                           std::vector<std::byte>(message.begin(), message.end()));
-    return;
+    last_source_ = source;
   }
-  Peer& peer = *peers_[known->second.index];
+  Peer& peer = *source;
   if (seq_before(peer.next_seq, header.credit)) {
     drop(rail, fmt::format("credit {} from peer {} is beyond the {} messages sent", header.credit,
                            peer.id.index, peer.next_seq));
@@ -223,11 +235,18 @@ void Endpoint::expect_next_arrival(Peer& peer, std::size_t rail) {
   if (peer.arrivals.size() != ring) {
     peer.arrivals.assign(ring, 0);
     peer.arrival_count = 0;
+    peer.arrival_slot = 0;
   }
+  // Slots in the ring of the message period - 1 messages ago and of the one
+  // after it; stepped without a division, as this runs once per message.
+  const auto step = [ring](std::size_t slot) { return slot + 1 == ring ? 0 : slot + 1; };
+  const std::size_t slot = peer.arrival_slot;
+  const std::size_t oldest = step(slot);
   const std::uint64_t k = peer.arrival_count++;
-  peer.arrivals[k % ring] = static_cast<std::uint8_t>(rail);
-  const bool repeats = same_sender && k >= period && peer.arrivals[(k + 1) % ring] == rail;
-  poll_hint_.expected = repeats ? peer.arrivals[(k + 2) % ring] : PollHint::kNoRail;
+  peer.arrivals[slot] = static_cast<std::uint8_t>(rail);
+  peer.arrival_slot = oldest;
+  const bool repeats = same_sender && k >= period && peer.arrivals[oldest] == rail;
+  poll_hint_.expected = repeats ? peer.arrivals[step(oldest)] : PollHint::kNoRail;
 }
 
 void Endpoint::on_fragment(Peer& peer, const Header& header, std::span<const std::byte> payload,
@@ -467,7 +486,7 @@ void Endpoint::start_pull(Peer& peer, InboundMessage& message, Request& request)
   std::vector<StripePiece> pieces;
   if (bytes != 0) {
     if (rts.policy == Policy::kStriping) {
-      peer.plan.split(bytes, peer.next_path++, pieces);
+      peer.plan.split(bytes, peer.take_next_path(), pieces);
     } else {
       std::size_t chosen = peer.home_path;
       for (std::size_t p = 0; p < peer.paths.size(); ++p) {

@@ -144,7 +144,7 @@ Status Endpoint::start_rma(Request& request, RequestKind kind, const RmaLocal& l
   Peer& peer = *peer_of(remote.peer_);
   std::vector<StripePiece> pieces;
   if (size != 0) {
-    peer.plan.split(size, peer.next_path++, pieces);
+    peer.plan.split(size, peer.take_next_path(), pieces);
   }
   // An unregistered buffer is registered on each rail the pieces use
   // before anything starts, so a refused registration starts nothing.

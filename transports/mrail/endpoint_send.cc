@@ -74,10 +74,10 @@ std::size_t Endpoint::choose_pieces(Peer& peer, std::uint64_t size,
       out.push_back(StripePiece{peer.home_path, 0, size});
       break;
     case Policy::kRoundRobin:
-      out.push_back(StripePiece{peer.next_path++ % peer.paths.size(), 0, size});
+      out.push_back(StripePiece{peer.take_next_path(), 0, size});
       break;
     case Policy::kStriping:
-      peer.plan.split(size, peer.next_path++, out);
+      peer.plan.split(size, peer.take_next_path(), out);
       break;
   }
   return out.size();
@@ -152,7 +152,7 @@ void Endpoint::send_rendezvous(Peer& peer, Request& request, Header header) {
   // split to the receiver.
   std::size_t preferred = peer.home_path;
   if (body.policy == Policy::kRoundRobin) {
-    preferred = peer.next_path++ % peer.paths.size();
+    preferred = peer.take_next_path();
   }
   body.preferred_rail = static_cast<std::uint8_t>(peer.paths[preferred].local_rail);
   try {

@@ -34,18 +34,19 @@ bool decode_header(std::span<const std::byte> message, Header& header, std::stri
                         kHeaderSize);
     return false;
   }
-  ByteReader reader(message);
-  const auto type = reader.u8();
-  header.flags = reader.u8();
-  const auto magic = reader.u8();
-  const auto version = reader.u8();
-  header.seq = reader.u32();
-  header.source = reader.u64();
-  header.tag = reader.u64();
-  header.total = reader.u64();
-  header.word = reader.u64();
-  header.credit = reader.u32();
-  const auto reserved = reader.u32();
+  // Read in place (the length is checked above): this runs once per fragment.
+  const std::byte* in = message.data();
+  const auto type = static_cast<std::uint8_t>(in[0]);
+  header.flags = static_cast<std::uint8_t>(in[1]);
+  const auto magic = static_cast<std::uint8_t>(in[2]);
+  const auto version = static_cast<std::uint8_t>(in[3]);
+  header.seq = static_cast<SeqNum>(load_le(in + 4, 4));
+  header.source = load_le(in + 8, 8);
+  header.tag = load_le(in + 16, 8);
+  header.total = load_le(in + 24, 8);
+  header.word = load_le(in + 32, 8);
+  header.credit = static_cast<SeqNum>(load_le(in + 40, 4));
+  const auto reserved = static_cast<std::uint32_t>(load_le(in + 44, 4));
   if (magic != kHeaderMagic || version != kWireVersion) {
     error = fmt::format("bad magic 0x{:02x} or version {} (expected 0x{:02x}, {})", magic, version,
                         kHeaderMagic, kWireVersion);

@@ -43,7 +43,7 @@ struct Peer {
   std::size_t home_path;
   StripePlan plan;  // over `paths`, weighted by their local rails
   std::uint32_t max_fragment;
-  std::size_t next_path = 0;  // round-robin and stripe rotation
+  std::size_t next_path = 0;  // round-robin and stripe rotation, below paths.size()
 
   // Sending: sequence numbers, and the peer's credit.
   std::uint32_t window;
@@ -61,6 +61,7 @@ struct Peer {
   // (see Endpoint::expect_next_arrival).
   std::vector<std::uint8_t> arrivals;
   std::uint64_t arrival_count = 0;
+  std::size_t arrival_slot = 0;  // where the next arrival goes in `arrivals`
   // Payload bytes of its messages waiting unexpected, and whether its next
   // credit is held back because they, or all peers', are over budget.
   std::uint64_t unexpected_bytes = 0;
@@ -69,6 +70,14 @@ struct Peer {
 
   bool failed = false;
   Status failure;
+
+  // The path of the next round-robin message or striped transfer's first
+  // piece; the rotation moves on (without a division: once per message).
+  [[nodiscard]] std::size_t take_next_path() noexcept {
+    const std::size_t path = next_path;
+    next_path = path + 1 == paths.size() ? 0 : path + 1;
+    return path;
+  }
 
   [[nodiscard]] bool window_open() const noexcept {
     return seq_distance(credit, next_seq) < window;
