@@ -236,6 +236,7 @@ int run(int argc, char** argv) {
   std::string max_size = "16m";
   std::string sizes_flag;
   std::string policies = "fixed,round-robin,striping";
+  std::vector<std::string> tables;
   std::string compare = "raw,parallel,ofi_mrail,openmpi";
   std::string json_path;
   std::size_t window = 64;
@@ -271,8 +272,12 @@ int run(int argc, char** argv) {
       ->check(CLI::Range(1, 1024));
   app.add_option("--policies", policies,
                  "railyard policies to measure: fixed, round-robin, striping, default "
-                 "(16384:fixed,ULONG_MAX:striping)")
+                 "(1024:fixed,16384:round-robin,ULONG_MAX:striping)")
       ->capture_default_str();
+  app.add_option(
+      "--table", tables,
+      "NAME=TABLE: also measure railyard with this FI_OFI_MRAIL_CONFIG table as subject "
+      "NAME (repeatable), e.g. rr-medium=256:fixed,16384:round-robin,ULONG_MAX:striping");
   app.add_option("--compare", compare, "baselines: raw, parallel, ofi_mrail, openmpi (or none)")
       ->capture_default_str();
   app.add_option("--timeout", timeout_s, "seconds any single wait may take")
@@ -386,6 +391,27 @@ int run(int argc, char** argv) {
       per_provider("comm-" + policy, Subject::Kind::kCommunicator, table);
     }
   }
+  std::vector<std::string> table_names;  // of --table subjects, in order
+  for (const auto& entry : tables) {
+    const auto equals = entry.find('=');
+    const std::string name = entry.substr(0, equals);
+    if (equals == std::string::npos || name.empty() || equals + 1 == entry.size()) {
+      throw ConfigError("--table", entry, "expected NAME=TABLE, e.g. rr=-1:round-robin");
+    }
+    const std::string table = entry.substr(equals + 1);
+    (void)mrail::PolicyTable::parse("--table", table);  // reject a bad table now
+    if (std::any_of(subjects.begin(), subjects.end(),
+                    [&](const Subject& subject) { return subject.name == name; })) {
+      throw ConfigError(
+          "--table", entry,
+          fmt::format("expected a subject name not already measured ('{}' is)", name));
+    }
+    per_provider(name, Subject::Kind::kRailyard, table);
+    if (communicator) {
+      per_provider("comm-" + name, Subject::Kind::kCommunicator, table);
+    }
+    table_names.push_back(name);
+  }
   if (wants("ofi_mrail")) {
     subjects.push_back({"ofi_mrail", Subject::Kind::kOfiMrail, "", true, provider_list.front()});
     subjects.push_back(
@@ -471,8 +497,21 @@ int run(int argc, char** argv) {
                 "openmpi", 0, 1024, true);
     print_ratio(label("openmpi / parallel rails, 64 KiB and up"), {"openmpi"}, in("parallel"),
                 65536, kMax, false);
+    // Each --table subject against Open MPI and the default table.
+    for (const auto& name : table_names) {
+      print_ratio(label(fmt::format("{} / openmpi latency, up to 1 KiB", name)), {in(name)},
+                  "openmpi", 0, 1024, true);
+      print_ratio(label(fmt::format("comm-{} / openmpi latency, up to 1 KiB", name)),
+                  {in("comm-" + name)}, "openmpi", 0, 1024, true);
+      print_ratio(label(fmt::format("{} / default latency, up to 16 KiB", name)), {in(name)},
+                  in("default"), 0, 16384, true);
+      print_ratio(label(fmt::format("{} / default, 1-32 KiB", name)), {in(name)}, in("default"),
+                  1024, 32768, false);
+    }
     if (communicator) {
-      for (const auto& policy : split_list("--policies", policies)) {
+      std::vector<std::string> railyard_names = split_list("--policies", policies);
+      railyard_names.insert(railyard_names.end(), table_names.begin(), table_names.end());
+      for (const auto& policy : railyard_names) {
         print_ratio(label(fmt::format("comm-{0} / {0}, 64 KiB and up", policy)),
                     {in("comm-" + policy)}, in(policy), 65536, kMax, false);
         print_ratio(label(fmt::format("comm-{0} / {0} latency, up to 4 KiB", policy)),

@@ -114,7 +114,9 @@ TEST(PolicyTable, DefaultsAndEnvironment) {
   {
     ScopedEnv env("FI_OFI_MRAIL_CONFIG", nullptr);
     const auto table = PolicyTable::from_environment();
-    EXPECT_EQ(table.describe(), "0-16384 fixed, 16385+ striping");
+    EXPECT_EQ(table.describe(), "0-1024 fixed, 1025-16384 round-robin, 16385+ striping");
+    // The constructed default is the table kDefault spells.
+    EXPECT_EQ(table.describe(), PolicyTable::parse("X", PolicyTable::kDefault).describe());
   }
   {
     ScopedEnv env("FI_OFI_MRAIL_CONFIG", "1k:fixed, -1:round-robin");

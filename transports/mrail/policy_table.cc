@@ -51,7 +51,9 @@ const char* to_string(Policy policy) noexcept {
   return "unknown";
 }
 
-PolicyTable::PolicyTable() : entries_{{16384, Policy::kFixed}, {kUnlimited, Policy::kStriping}} {}
+PolicyTable::PolicyTable()
+    : entries_{
+          {1024, Policy::kFixed}, {16384, Policy::kRoundRobin}, {kUnlimited, Policy::kStriping}} {}
 
 PolicyTable PolicyTable::parse(std::string_view input, std::string_view text) {
   const auto fail = [&](std::size_t index, std::string_view entry, const std::string& why) {
