@@ -8,7 +8,6 @@
 
 #include "railyard/common/detail/local_rank.h"
 #include "railyard/common/error.h"
-#include "railyard/transports/mrail/detail/wire.h"
 #include "railyard/transports/mrail/endpoint.h"
 #include "railyard/transports/mrail/options.h"
 #include "railyard/transports/mrail/policy_table.h"
@@ -260,8 +259,7 @@ TEST(EndpointOptions, WeightsParseAndDefaultsHold) {
   EXPECT_TRUE(options.rail_weights.empty());
   EXPECT_EQ(options.min_chunk, 65536U);
   EXPECT_EQ(options.eager_limit, 262144U);
-  // Header plus fragment: 16 KiB on the wire.
-  EXPECT_EQ(options.fragment_size + kHeaderSize, 16384U);
+  EXPECT_EQ(options.fragment_size, 0U);  // chosen by provider (Endpoint.FragmentSizeFollows...)
 }
 
 TEST(EndpointOptions, LocalRankVariablesAreChecked) {

@@ -470,6 +470,23 @@ TEST(Endpoint, APeerOnAnotherNetworkIsRefusedWithBothSidesNetworks) {
   }
 }
 
+// Unset, the fragment size follows the provider: ofi_rxm's eager buffer
+// with the header in it, else 64 KiB, so power-of-two messages travel in
+// whole fragments. A size given is kept.
+TEST(Endpoint, FragmentSizeFollowsTheProvider) {
+  auto options = endpoint_options(1);
+  options.fragment_size = 0;
+  for (const std::string provider : {"net", "tcp;ofi_rxm"}) {
+    options.provider = provider;
+    const Endpoint endpoint(options);
+    const std::uint32_t expected = provider == "net" ? 65536U : 16384U - kHeaderSize;
+    EXPECT_EQ(decode_address(endpoint.address()).max_fragment, expected) << provider;
+  }
+  options.fragment_size = 4096;
+  const Endpoint endpoint(options);
+  EXPECT_EQ(decode_address(endpoint.address()).max_fragment, 4096U);
+}
+
 TEST(Endpoint, MalformedWireMessagesAreDroppedAndCounted) {
   EndpointGroup group({endpoint_options(1), endpoint_options(1)});
   // A raw rail sends garbage to the endpoint's rail, then the real peer

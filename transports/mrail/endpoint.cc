@@ -60,6 +60,15 @@ void validate(const Options& options) {
   }
 }
 
+// See Options::fragment_size.
+std::uint32_t fragment_size_for(const std::string& provider) {
+  constexpr std::uint32_t kRxmEagerBuffer = 16 * 1024;
+  constexpr std::uint32_t kWholeFragment = 64 * 1024;
+  return provider.find("ofi_rxm") != std::string::npos
+             ? kRxmEagerBuffer - static_cast<std::uint32_t>(kHeaderSize)
+             : kWholeFragment;
+}
+
 bool cache_enabled(RegistrationCacheMode mode, const RailLimits& limits) {
   switch (mode) {
     case RegistrationCacheMode::kOn:
@@ -88,6 +97,10 @@ Endpoint::Endpoint(Options options)
       tagged_(std::make_unique<MatchingEngine>()),
       untagged_(std::make_unique<MatchingEngine>()) {
   log::check_environment();
+  if (options_.fragment_size == 0) {
+    options_.fragment_size =
+        fragment_size_for(options_.provider.empty() ? default_provider() : options_.provider);
+  }
   validate(options_);
   EndpointAddress address{id_, options_.fragment_size, options_.window, {}};
   for (const std::string& rail_address : options_.rails) {

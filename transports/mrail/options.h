@@ -58,13 +58,18 @@ struct Options {
   // Largest message sent eagerly; larger ones use rendezvous.
   // Default: RAILYARD_EAGER_LIMIT, 256 KiB.
   std::uint64_t eager_limit = std::uint64_t{256} * 1024;
-  // Largest eager fragment payload: the size of each receive buffer. The
-  // default makes header plus fragment 16 KiB, the eager buffer of common
-  // providers (tcp;ofi_rxm segments anything larger, which costs 5-8% of
-  // striped medium-message bandwidth on 1 Gbit rails).
-  // Default: RAILYARD_FRAGMENT_SIZE, 16336 (16 KiB less the 48-byte
-  // multi-rail header).
-  std::uint32_t fragment_size = 16 * 1024 - 48;
+  // Largest eager fragment payload: the size of each receive buffer, 1 KiB
+  // or more. 0 chooses by provider: on ofi_rxm rails 16 KiB less the
+  // 48-byte multi-rail header, so a fragment is ofi_rxm's eager buffer (it
+  // segments anything larger, which cost 5-8% of striped medium-message
+  // bandwidth on 1 Gbit rails); on others (net, shm) 64 KiB, which carries
+  // the power-of-two messages programs send in whole fragments with a
+  // quarter of the headers: on the emulated hosts striped 64-256 KiB
+  // messages went from 475.8 to 477.7 MB/s (16 KiB less the header left a
+  // fragment of a few bytes behind each 16 KiB, Open MPI carried
+  // 477.0-477.6), and a 16 KiB ping-pong from 19.5 to 15.8 us.
+  // Default: RAILYARD_FRAGMENT_SIZE, else 0.
+  std::uint32_t fragment_size = 0;
   // Receive and send buffers per rail.
   std::uint32_t receive_buffers = 64;
   std::uint32_t send_buffers = 64;
