@@ -34,7 +34,8 @@ std::optional<std::string> misconfiguration(const SubjectResult& baseline,
     return std::nullopt;  // it failed: reported as such
   }
   if (const Measurement* row = smallest_with_latency(baseline);
-      row != nullptr && row->latency_us > kMisconfiguredLatencyUs) {
+      row != nullptr && row->size <= kLatencyCheckUpTo &&
+      row->latency_us > kMisconfiguredLatencyUs) {
     return fmt::format(
         "misconfigured baseline: its latency at {} is {:.1f} us, above the {:.0f} us no network "
         "here takes (were both ranks bound to one core?)",

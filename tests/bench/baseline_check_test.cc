@@ -40,6 +40,20 @@ TEST(BaselineCheck, LatencyOfASchedulerTickIsMisconfigured) {
   EXPECT_TRUE(misconfiguration(subject("openmpi", 4012.5, 477.0), nullptr));
 }
 
+// A run of large messages only: 135 us at 64 KiB is the wire, not a
+// scheduler tick.
+TEST(BaselineCheck, LatencyOfLargeMessagesIsNotJudged) {
+  const SubjectResult rail = subject("raw", 6.6, 119.5);
+  SubjectResult large;
+  large.name = "openmpi";
+  large.rows.push_back(Measurement{65536, 135.4, 477.0});
+  large.rows.push_back(Measurement{1 << 20, 1098.7, 478.1});
+  EXPECT_EQ(misconfiguration(large, &rail), std::nullopt);
+  // Its bandwidth is still judged.
+  large.rows.front().bandwidth_mbps = 33.0;
+  EXPECT_TRUE(misconfiguration(large, &rail));
+}
+
 TEST(BaselineCheck, LessThanOneRailFrom64KiBIsMisconfigured) {
   const SubjectResult rail = subject("raw", 6.6, 119.5);
   const auto why = misconfiguration(subject("openmpi", 9.0, 33.0), &rail);
