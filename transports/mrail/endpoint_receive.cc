@@ -377,7 +377,7 @@ void Endpoint::credit(Peer& peer) {
     return;
   }
   // Granted now, so the messages that arrive before it leaves ask for no
-  // second one; pump() writes the newest grant into it.
+  // second one; emit() writes the newest grant into it.
   (void)grant(peer);
   ++totals_.credit_messages;
   Header credit;
