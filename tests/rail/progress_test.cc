@@ -121,6 +121,43 @@ TEST(ProgressUntil, MessagesMovingFromRailToRailEnterTheSpreadModeAndOneRailLeav
   EXPECT_EQ(hint.hot, 2U);
 }
 
+// The owner's deferred work (an endpoint's reposting) runs on the first turn
+// of a wait that finds nothing, again on the first empty turn after work
+// was taken in, and not at all in a wait whose first turn ends it.
+TEST(ProgressUntil, IdleWorkRunsWhenAWaitFindsNothingAndAgainAfterWork) {
+  RailPair pair;
+  FourRails::warm_up(pair);
+  if (::testing::Test::HasFatalFailure()) {
+    return;
+  }
+  std::array<std::byte, 8> out{};
+  std::array<std::byte, 8> in{};
+  auto out_region = pair.a->register_memory(out.data(), out.size());
+  auto in_region = pair.b->register_memory(in.data(), in.size());
+  Request recv;
+  Request send;
+  ASSERT_TRUE(pair.b->post_tagged_recv(recv, in_region.whole(), 2).ok());
+  int idle_calls = 0;
+  PollHint hint;
+  // The message leaves only once the wait has found nothing, so it arrives
+  // after the first idle call.
+  hint.on_idle = [&] {
+    if (++idle_calls == 1) {
+      EXPECT_TRUE(pair.a->post_tagged_send(send, pair.a_to_b, out_region.whole(), 2).ok());
+    }
+  };
+  const std::array<Rail*, 1> receiver{pair.b.get()};
+  const auto policy = pair.b->wait_policy();
+  EXPECT_FALSE(progress_until(
+      receiver, [] { return false; }, std::chrono::milliseconds(300), policy, &hint));
+  EXPECT_TRUE(recv.done()) << "the message sent from the idle call did not arrive";
+  EXPECT_EQ(idle_calls, 2);
+  EXPECT_TRUE(progress_until(
+      receiver, [] { return true; }, std::chrono::milliseconds(300), policy, &hint));
+  EXPECT_EQ(idle_calls, 2) << "a wait that ended on its first turn ran idle work";
+  ASSERT_TRUE(pair.run_until([&] { return send.done(); }));
+}
+
 TEST(ProgressUntil, AnExpectedRailIsWatchedAndAWrongExpectationIsDropped) {
   FourRails rails;
   if (::testing::Test::HasFatalFailure()) {
