@@ -496,30 +496,23 @@ TEST(Endpoint, MalformedWireMessagesAreDroppedAndCounted) {
   Rail raw(raw_options);
   const EndpointAddress target = decode_address(group[1].address());
   const RailPeer peer = raw.insert_peer(target.rails[0].address);
+  // A message from endpoint 0: `header` and `payload` bytes after it.
+  const auto message = [&](Header header, std::size_t payload) {
+    header.source = group[0].id();
+    std::vector<std::byte> out(kHeaderSize + payload);
+    encode_header(header, out.data());
+    return out;
+  };
   std::vector<std::vector<std::byte>> garbage;
-  garbage.emplace_back(10, std::byte{0x55});          // shorter than a header
-  garbage.emplace_back(kHeaderSize, std::byte{0});    // bad magic
-  std::vector<std::byte> overrun(kHeaderSize + 100);  // fragment past its message
-  Header header;
-  header.source = group[0].id();
-  header.total = 50;
-  header.word = 10;
-  encode_header(header, overrun.data());
-  garbage.push_back(overrun);
+  garbage.emplace_back(10, std::byte{0x55});        // shorter than a header
+  garbage.emplace_back(kHeaderSize, std::byte{0});  // bad magic
+  // A fragment past its message.
+  garbage.push_back(message(Header{.total = 50, .word = 10}, 100));
   // A fragment granting credit for messages endpoint 1 never sent.
-  std::vector<std::byte> overgrant(kHeaderSize + 4);
-  Header granting;
-  granting.source = group[0].id();
-  granting.total = 4;
-  granting.credit = 1000;
-  encode_header(granting, overgrant.data());
-  garbage.push_back(overgrant);
+  garbage.push_back(message(Header{.total = 4, .credit = 1000}, 4));
   // A header whose reserved field is not zero.
-  std::vector<std::byte> reserved(kHeaderSize + 4);
-  granting.credit = 0;
-  encode_header(granting, reserved.data());
-  reserved[kHeaderSize - 1] = std::byte{1};
-  garbage.push_back(reserved);
+  garbage.push_back(message(Header{.total = 4}, 4));
+  garbage.back()[kHeaderSize - 1] = std::byte{1};
   std::vector<railyard::Request> ops(garbage.size());
   for (std::size_t i = 0; i < garbage.size(); ++i) {
     ASSERT_TRUE(

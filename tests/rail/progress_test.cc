@@ -37,6 +37,27 @@ TEST(RailUnannouncedWork, ASendCountsUntilItsCompletionIsRead) {
   EXPECT_FALSE(pair.b->has_unannounced_work());
 }
 
+// An 8-byte tagged message from a pair's rail a to its rail b: the
+// buffers, registered, and the two requests.
+struct EightBytes {
+  explicit EightBytes(RailPair& pair)
+      : out_region(pair.a->register_memory(out.data(), out.size())),
+        in_region(pair.b->register_memory(in.data(), in.size())) {}
+  Status post_recv(RailPair& pair, std::uint64_t tag) {
+    return pair.b->post_tagged_recv(recv, in_region.whole(), tag);
+  }
+  Status post_send(RailPair& pair, std::uint64_t tag) {
+    return pair.a->post_tagged_send(send, pair.a_to_b, out_region.whole(), tag);
+  }
+
+  std::array<std::byte, 8> out{};
+  std::array<std::byte, 8> in{};
+  LocalRegion out_region;
+  LocalRegion in_region;
+  Request recv;
+  Request send;
+};
+
 // Four rails per side; message i goes over rail i mod 4, as round-robin
 // sends them, and each is waited for alone with one hint kept throughout,
 // as an endpoint keeps it.
@@ -64,17 +85,12 @@ struct FourRails {
   // Sends one message over `pair`; `wait_for` waits for its receive, then
   // both sides are progressed until the send is done too.
   static void send_one(RailPair& pair, const std::function<bool(const Request&)>& wait_for) {
-    std::array<std::byte, 8> out{};
-    std::array<std::byte, 8> in{};
-    auto out_region = pair.a->register_memory(out.data(), out.size());
-    auto in_region = pair.b->register_memory(in.data(), in.size());
-    Request recv;
-    Request send;
-    ASSERT_TRUE(pair.b->post_tagged_recv(recv, in_region.whole(), 1).ok());
-    ASSERT_TRUE(pair.a->post_tagged_send(send, pair.a_to_b, out_region.whole(), 1).ok());
-    ASSERT_TRUE(wait_for(recv)) << "the message was not received";
-    EXPECT_TRUE(recv.status().ok()) << recv.status().to_string();
-    ASSERT_TRUE(pair.run_until([&] { return send.done(); }));
+    EightBytes message(pair);
+    ASSERT_TRUE(message.post_recv(pair, 1).ok());
+    ASSERT_TRUE(message.post_send(pair, 1).ok());
+    ASSERT_TRUE(wait_for(message.recv)) << "the message was not received";
+    EXPECT_TRUE(message.recv.status().ok()) << message.recv.status().to_string();
+    ASSERT_TRUE(pair.run_until([&] { return message.send.done(); }));
   }
 
   // Sends a message over rail `rail` and waits for it on the receiving
@@ -130,32 +146,27 @@ TEST(ProgressUntil, IdleWorkRunsWhenAWaitFindsNothingAndAgainAfterWork) {
   if (::testing::Test::HasFatalFailure()) {
     return;
   }
-  std::array<std::byte, 8> out{};
-  std::array<std::byte, 8> in{};
-  auto out_region = pair.a->register_memory(out.data(), out.size());
-  auto in_region = pair.b->register_memory(in.data(), in.size());
-  Request recv;
-  Request send;
-  ASSERT_TRUE(pair.b->post_tagged_recv(recv, in_region.whole(), 2).ok());
+  EightBytes message(pair);
+  ASSERT_TRUE(message.post_recv(pair, 2).ok());
   int idle_calls = 0;
   PollHint hint;
   // The message leaves only once the wait has found nothing, so it arrives
   // after the first idle call.
   hint.on_idle = [&] {
     if (++idle_calls == 1) {
-      EXPECT_TRUE(pair.a->post_tagged_send(send, pair.a_to_b, out_region.whole(), 2).ok());
+      EXPECT_TRUE(message.post_send(pair, 2).ok());
     }
   };
   const std::array<Rail*, 1> receiver{pair.b.get()};
   const auto policy = pair.b->wait_policy();
   EXPECT_FALSE(progress_until(
       receiver, [] { return false; }, std::chrono::milliseconds(300), policy, &hint));
-  EXPECT_TRUE(recv.done()) << "the message sent from the idle call did not arrive";
+  EXPECT_TRUE(message.recv.done()) << "the message sent from the idle call did not arrive";
   EXPECT_EQ(idle_calls, 2);
   EXPECT_TRUE(progress_until(
       receiver, [] { return true; }, std::chrono::milliseconds(300), policy, &hint));
   EXPECT_EQ(idle_calls, 2) << "a wait that ended on its first turn ran idle work";
-  ASSERT_TRUE(pair.run_until([&] { return send.done(); }));
+  ASSERT_TRUE(pair.run_until([&] { return message.send.done(); }));
 }
 
 TEST(ProgressUntil, AnExpectedRailIsWatchedAndAWrongExpectationIsDropped) {
