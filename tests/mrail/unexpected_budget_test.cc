@@ -108,6 +108,62 @@ TEST(UnexpectedBudget, TheTotalBudgetHoldsBackEveryPeer) {
   expect_bounded(group, kTotal + std::uint64_t{4} * kWindow * kMessageSize);
 }
 
+// One peer's messages fill the total budget; another's receives, posted
+// one by one and naming it, still get every message: a receive waiting for
+// a peer releases that peer's credits, whatever the others hold.
+TEST(UnexpectedBudget, AReceiveNamingAPeerIsNotHeldBackByAnotherPeersMessages) {
+  constexpr std::uint64_t kTotal = 1 << 20;
+  const auto options = budget_options(1ULL << 40, kTotal);
+  testing::EndpointGroup group({options, options, options});
+  Endpoint& receiver = group[1];
+  constexpr int kFlood = 64;   // 4 MiB from endpoint 2, never received first
+  constexpr int kWanted = 48;  // three windows from endpoint 0
+  std::vector<std::vector<std::byte>> payloads;
+  std::vector<std::unique_ptr<Request>> sends;
+  const auto send_all = [&](std::size_t from, int count) {
+    for (int i = 0; i < count; ++i) {
+      payloads.emplace_back(kMessageSize);
+      testing::fill_pattern(payloads.back(), (from << 32) | static_cast<std::uint64_t>(i));
+      sends.push_back(std::make_unique<Request>());
+      ASSERT_TRUE(group[from]
+                      .send(*sends.back(), group.ids[from][1], payloads.back().data(), kMessageSize,
+                            static_cast<std::uint64_t>(i))
+                      .ok());
+    }
+  };
+  send_all(2, kFlood);
+  (void)group.run_until([] { return false; }, 1s);
+  ASSERT_GT(receiver.counters().unexpected_bytes, kTotal);
+  send_all(0, kWanted);
+  std::vector<std::byte> buffer(kMessageSize);
+  const auto receive_all = [&](std::size_t from, int count) {
+    for (int i = 0; i < count; ++i) {
+      Request recv;
+      ASSERT_TRUE(receiver
+                      .recv(recv, group.ids[1][from], buffer.data(), buffer.size(),
+                            static_cast<std::uint64_t>(i))
+                      .ok());
+      ASSERT_TRUE(group.run_until([&] { return recv.done(); }, 20s))
+          << "message " << i << " from endpoint " << from << " never came";
+      ASSERT_EQ(testing::first_mismatch(buffer, (from << 32) | static_cast<std::uint64_t>(i)),
+                std::nullopt)
+          << "message " << i << " from endpoint " << from;
+    }
+  };
+  receive_all(0, kWanted);
+  if (::testing::Test::HasFatalFailure()) {
+    return;
+  }
+  receive_all(2, kFlood);
+  if (::testing::Test::HasFatalFailure()) {
+    return;
+  }
+  ASSERT_TRUE(group.run_until([&] {
+    return std::all_of(sends.begin(), sends.end(), [](const auto& s) { return s->done(); });
+  }));
+  EXPECT_EQ(receiver.counters().unexpected_bytes, 0U);
+}
+
 // A message whose turn has passed is found again from its 32-bit sequence
 // number as the most recent message that carried it: one left unmatched 2^32
 // messages earlier carries the same number and is another message (the

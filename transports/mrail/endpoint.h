@@ -240,7 +240,11 @@ class Endpoint {
   // expected from it, or while unexpected messages are over budget the
   // last grant (see docs/wire-formats.md).
   [[nodiscard]] std::uint32_t grant(Peer& peer) noexcept;
+  // Whether unexpected messages hold back `peer`'s credits: its own are over
+  // their budget, or all are over the total and no posted receive names it.
   [[nodiscard]] bool over_budget(const Peer& peer) const noexcept;
+  // Whether a posted receive names `peer` as its source.
+  [[nodiscard]] bool awaited(const Peer& peer) const noexcept;
   void release_credits();
   // Unexpected messages entering and leaving the queue: their bytes count
   // against the budgets.

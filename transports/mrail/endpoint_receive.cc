@@ -65,6 +65,13 @@ Status Endpoint::start_recv(Request& request, PeerId source, void* data, std::si
     release_credits();
   } else {
     matcher.post(request);
+    // A peer held back by the total budget is released by a receive that
+    // names it (see over_budget()).
+    if (source != kAnySource) {
+      if (Peer* peer = peer_of(source); peer != nullptr && peer->credit_held) {
+        credit(*peer);
+      }
+    }
   }
   // Receive buffers are reposted once the caller waits (PollHint::on_idle)
   // or sends: not here, where a ping-pong posts its receive just before the
@@ -387,8 +394,18 @@ void Endpoint::credit(Peer& peer) {
 }
 
 bool Endpoint::over_budget(const Peer& peer) const noexcept {
-  return peer.unexpected_bytes > options_.unexpected_peer_bytes ||
-         unexpected_bytes_ > options_.unexpected_bytes;
+  if (peer.unexpected_bytes > options_.unexpected_peer_bytes) {
+    return true;
+  }
+  // Past the total, a peer that a posted receive names is still granted:
+  // its next messages have a receive waiting, and holding it back because
+  // other peers' messages fill the memory would leave that receive waiting
+  // for ever. Its own budget still bounds what it can add.
+  return unexpected_bytes_ > options_.unexpected_bytes && !awaited(peer);
+}
+
+bool Endpoint::awaited(const Peer& peer) const noexcept {
+  return tagged_->posted_from(peer.id) != nullptr || untagged_->posted_from(peer.id) != nullptr;
 }
 
 std::uint32_t Endpoint::grant(Peer& peer) noexcept {
