@@ -30,12 +30,61 @@ Options budget_options(std::uint64_t per_peer, std::uint64_t total) {
   return options;
 }
 
+// Messages of kMessageSize to endpoint 1, each filled with a pattern naming
+// its sender and index (its tag), with their send requests.
+struct ToReceiver {
+  explicit ToReceiver(testing::EndpointGroup& endpoints) : group(endpoints) {}
+
+  // Sends message `index` from endpoint `from`.
+  void send(std::size_t from, int index) {
+    payloads.emplace_back(kMessageSize);
+    testing::fill_pattern(payloads.back(), (from << 32) | static_cast<std::uint64_t>(index));
+    sends.push_back(std::make_unique<Request>());
+    ASSERT_TRUE(group[from]
+                    .send(*sends.back(), group.ids[from][1], payloads.back().data(), kMessageSize,
+                          static_cast<std::uint64_t>(index))
+                    .ok());
+  }
+
+  // Receives message `index` from endpoint `from` at endpoint 1 within
+  // `limit`, and checks it arrived whole and intact.
+  void receive(std::size_t from, int index, std::chrono::seconds limit) {
+    Request recv;
+    ASSERT_TRUE(group[1]
+                    .recv(recv, group.ids[1][from], buffer.data(), buffer.size(),
+                          static_cast<std::uint64_t>(index))
+                    .ok());
+    ASSERT_TRUE(group.run_until([&] { return recv.done(); }, limit))
+        << "message " << index << " from endpoint " << from << " never came";
+    ASSERT_TRUE(recv.status().ok()) << recv.status().to_string();
+    ASSERT_EQ(testing::first_mismatch(buffer, (from << 32) | static_cast<std::uint64_t>(index)),
+              std::nullopt)
+        << "message " << index << " from endpoint " << from;
+  }
+
+  [[nodiscard]] bool all_sent() const {
+    return std::all_of(sends.begin(), sends.end(), [](const auto& s) { return s->done(); });
+  }
+
+  // Waits for every send, which must have succeeded.
+  void expect_all_sent() {
+    ASSERT_TRUE(group.run_until([&] { return all_sent(); }));
+    for (const auto& sent : sends) {
+      EXPECT_TRUE(sent->status().ok()) << sent->status().to_string();
+    }
+  }
+
+  testing::EndpointGroup& group;
+  std::vector<std::vector<std::byte>> payloads;
+  std::vector<std::unique_ptr<Request>> sends;
+  std::vector<std::byte> buffer = std::vector<std::byte>(kMessageSize);
+};
+
 // Sends kMessages to endpoint 1 from every other endpoint, progresses for a
 // while without a receive posted, and checks what the receiver holds.
 void expect_bounded(testing::EndpointGroup& group, std::uint64_t bound) {
   Endpoint& receiver = group[1];
-  std::vector<std::vector<std::byte>> payloads;
-  std::vector<std::unique_ptr<Request>> sends;
+  ToReceiver traffic(group);
   std::vector<std::size_t> senders;
   for (std::size_t s = 0; s < group.endpoints.size(); ++s) {
     if (s != 1) {
@@ -44,13 +93,7 @@ void expect_bounded(testing::EndpointGroup& group, std::uint64_t bound) {
   }
   for (int i = 0; i < kMessages; ++i) {
     for (const std::size_t s : senders) {
-      payloads.emplace_back(kMessageSize);
-      testing::fill_pattern(payloads.back(), (s << 32) | static_cast<std::uint64_t>(i));
-      sends.push_back(std::make_unique<Request>());
-      ASSERT_TRUE(group[s]
-                      .send(*sends.back(), group.ids[s][1], payloads.back().data(),
-                            payloads.back().size(), static_cast<std::uint64_t>(i))
-                      .ok());
+      ASSERT_NO_FATAL_FAILURE(traffic.send(s, i));
     }
   }
   // Everything the credits allow arrives; nothing is receiving it.
@@ -60,33 +103,17 @@ void expect_bounded(testing::EndpointGroup& group, std::uint64_t bound) {
       << "unexpected messages were admitted past the budget and the window";
   EXPECT_GT(held.unexpected_bytes, 0U);
   EXPECT_GT(held.credit_holds, 0U) << "the budget never held back a credit";
-  EXPECT_FALSE(std::all_of(sends.begin(), sends.end(), [](const auto& s) { return s->done(); }))
+  EXPECT_FALSE(traffic.all_sent())
       << "every send completed although the receiver holds far less than was sent";
 
   // Receiving releases the credits: every message arrives once, intact and
   // in order, and every send completes successfully.
-  std::vector<std::byte> buffer(kMessageSize);
   for (int i = 0; i < kMessages; ++i) {
     for (const std::size_t s : senders) {
-      Request recv;
-      ASSERT_TRUE(receiver
-                      .recv(recv, group.ids[1][s], buffer.data(), buffer.size(),
-                            static_cast<std::uint64_t>(i))
-                      .ok());
-      ASSERT_TRUE(group.run_until([&] { return recv.done(); }, 30s))
-          << "message " << i << " from endpoint " << s << " never came";
-      ASSERT_TRUE(recv.status().ok()) << recv.status().to_string();
-      ASSERT_EQ(testing::first_mismatch(buffer, (s << 32) | static_cast<std::uint64_t>(i)),
-                std::nullopt)
-          << "message " << i << " from endpoint " << s;
+      ASSERT_NO_FATAL_FAILURE(traffic.receive(s, i, 30s));
     }
   }
-  ASSERT_TRUE(group.run_until([&] {
-    return std::all_of(sends.begin(), sends.end(), [](const auto& s) { return s->done(); });
-  }));
-  for (const auto& send : sends) {
-    EXPECT_TRUE(send->status().ok()) << send->status().to_string();
-  }
+  ASSERT_NO_FATAL_FAILURE(traffic.expect_all_sent());
   EXPECT_EQ(receiver.counters().unexpected_bytes, 0U);
 }
 
@@ -115,53 +142,25 @@ TEST(UnexpectedBudget, AReceiveNamingAPeerIsNotHeldBackByAnotherPeersMessages) {
   constexpr std::uint64_t kTotal = 1 << 20;
   const auto options = budget_options(1ULL << 40, kTotal);
   testing::EndpointGroup group({options, options, options});
-  Endpoint& receiver = group[1];
+  ToReceiver traffic(group);
   constexpr int kFlood = 64;   // 4 MiB from endpoint 2, never received first
   constexpr int kWanted = 48;  // three windows from endpoint 0
-  std::vector<std::vector<std::byte>> payloads;
-  std::vector<std::unique_ptr<Request>> sends;
-  const auto send_all = [&](std::size_t from, int count) {
-    for (int i = 0; i < count; ++i) {
-      payloads.emplace_back(kMessageSize);
-      testing::fill_pattern(payloads.back(), (from << 32) | static_cast<std::uint64_t>(i));
-      sends.push_back(std::make_unique<Request>());
-      ASSERT_TRUE(group[from]
-                      .send(*sends.back(), group.ids[from][1], payloads.back().data(), kMessageSize,
-                            static_cast<std::uint64_t>(i))
-                      .ok());
-    }
-  };
-  send_all(2, kFlood);
+  for (int i = 0; i < kFlood; ++i) {
+    ASSERT_NO_FATAL_FAILURE(traffic.send(2, i));
+  }
   (void)group.run_until([] { return false; }, 1s);
-  ASSERT_GT(receiver.counters().unexpected_bytes, kTotal);
-  send_all(0, kWanted);
-  std::vector<std::byte> buffer(kMessageSize);
-  const auto receive_all = [&](std::size_t from, int count) {
-    for (int i = 0; i < count; ++i) {
-      Request recv;
-      ASSERT_TRUE(receiver
-                      .recv(recv, group.ids[1][from], buffer.data(), buffer.size(),
-                            static_cast<std::uint64_t>(i))
-                      .ok());
-      ASSERT_TRUE(group.run_until([&] { return recv.done(); }, 20s))
-          << "message " << i << " from endpoint " << from << " never came";
-      ASSERT_EQ(testing::first_mismatch(buffer, (from << 32) | static_cast<std::uint64_t>(i)),
-                std::nullopt)
-          << "message " << i << " from endpoint " << from;
-    }
-  };
-  receive_all(0, kWanted);
-  if (::testing::Test::HasFatalFailure()) {
-    return;
+  ASSERT_GT(group[1].counters().unexpected_bytes, kTotal);
+  for (int i = 0; i < kWanted; ++i) {
+    ASSERT_NO_FATAL_FAILURE(traffic.send(0, i));
   }
-  receive_all(2, kFlood);
-  if (::testing::Test::HasFatalFailure()) {
-    return;
+  for (int i = 0; i < kWanted; ++i) {
+    ASSERT_NO_FATAL_FAILURE(traffic.receive(0, i, 20s));
   }
-  ASSERT_TRUE(group.run_until([&] {
-    return std::all_of(sends.begin(), sends.end(), [](const auto& s) { return s->done(); });
-  }));
-  EXPECT_EQ(receiver.counters().unexpected_bytes, 0U);
+  for (int i = 0; i < kFlood; ++i) {
+    ASSERT_NO_FATAL_FAILURE(traffic.receive(2, i, 20s));
+  }
+  ASSERT_NO_FATAL_FAILURE(traffic.expect_all_sent());
+  EXPECT_EQ(group[1].counters().unexpected_bytes, 0U);
 }
 
 // A message whose turn has passed is found again from its 32-bit sequence

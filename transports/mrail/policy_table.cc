@@ -51,9 +51,8 @@ const char* to_string(Policy policy) noexcept {
   return "unknown";
 }
 
-PolicyTable::PolicyTable()
-    : entries_{
-          {1024, Policy::kFixed}, {16384, Policy::kRoundRobin}, {kUnlimited, Policy::kStriping}} {}
+// kDefault is the one spelling of the default table.
+PolicyTable::PolicyTable() : PolicyTable(parse(kVariable, kDefault)) {}
 
 PolicyTable PolicyTable::parse(std::string_view input, std::string_view text) {
   const auto fail = [&](std::size_t index, std::string_view entry, const std::string& why) {
