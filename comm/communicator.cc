@@ -19,15 +19,6 @@
 namespace railyard::comm {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-std::optional<Clock::time_point> deadline(std::optional<std::chrono::milliseconds> timeout) {
-  if (!timeout) {
-    return std::nullopt;
-  }
-  return Clock::now() + *timeout;
-}
-
 // The launcher's local rank for this process, when its variables give one.
 // Variables that contradict each other are reported by the bootstrap that
 // reads them; here they only mean no hint.
@@ -242,13 +233,12 @@ Status Communicator::probe(int source, int tag, std::chrono::milliseconds timeou
 Status Communicator::probe_until(int source, int tag,
                                  std::optional<std::chrono::milliseconds> timeout) const {
   std::optional<Status> found = iprobe(source, tag);
-  const auto until = deadline(timeout);
   if (!found && !world_->progress_until(
                     [&] {
                       found = iprobe(source, tag);
                       return found.has_value();
                     },
-                    until)) {
+                    timeout)) {
     throw TimeoutError(fmt::format(
         "probe for a message from {} with {} found none within {} ms",
         source == kAnySource ? "any rank" : fmt::format("rank {}", source),

@@ -54,12 +54,16 @@ Request& Request::operator=(Request&&) noexcept = default;
 void Request::finish() {
   std::unique_ptr<detail::Operation> operation = std::move(operation_);
   const mrail::Request& done = operation->request;
-  status_ = Status{};
+  // Field by field, and the rank looked up only for a wildcard receive:
+  // this runs for every message.
   status_.error = done.status();
   status_.cancelled = done.status().code() == StatusCode::kCanceled;
   status_.bytes = done.length();
   if (operation->receive) {
-    status_.source = operation->group->rank_of_world(operation->world->world_rank_of(done.peer()));
+    status_.source =
+        operation->peer != kAnySource
+            ? operation->peer
+            : operation->group->rank_of_world(operation->world->world_rank_of(done.peer()));
     status_.tag = status_.cancelled ? kAnyTag : detail::user_tag(done.tag());
   } else {
     status_.source = operation->peer;
@@ -94,25 +98,13 @@ const Status& Request::wait() {
   return timeout ? wait(*timeout) : wait(std::chrono::milliseconds::max());
 }
 
-namespace {
-
-// When a wait of `timeout` starting now ends; milliseconds::max() never.
-std::optional<std::chrono::steady_clock::time_point> deadline_for(
-    std::chrono::milliseconds timeout) {
-  return timeout == std::chrono::milliseconds::max() ? std::nullopt
-                                                     : detail::deadline_after(timeout);
-}
-
-}  // namespace
-
 const Status& Request::wait(std::chrono::milliseconds timeout) {
   if (!operation_) {
     return status_;
   }
   const detail::Operation* operation = operation_.get();
-  const auto deadline = deadline_for(timeout);
   if (!operation_->world->progress_until([operation] { return operation->request.done(); },
-                                         deadline)) {
+                                         timeout)) {
     throw TimeoutError(
         fmt::format("{} did not finish within {} ms; the request is still in "
                     "flight: wait again, test, cancel or release it",
@@ -204,8 +196,7 @@ std::optional<std::size_t> Request::wait_any(std::span<Request> requests,
     }
     return false;
   };
-  const auto deadline = deadline_for(timeout);
-  if (!world->progress_until(any_done, deadline)) {
+  if (!world->progress_until(any_done, timeout)) {
     throw TimeoutError(
         fmt::format("wait_any: none of {} requests finished within {} ms; they are "
                     "still in flight",
@@ -258,8 +249,7 @@ void Request::wait_all(std::span<Request> requests, std::chrono::milliseconds ti
       return !request.operation_ || request.operation_->request.done();
     });
   };
-  const auto deadline = deadline_for(timeout);
-  if (!world->progress_until(all_done, deadline)) {
+  if (!world->progress_until(all_done, timeout)) {
     const auto pending =
         std::count_if(requests.begin(), requests.end(), [](const Request& request) {
           return request.operation_ && !request.operation_->request.done();

@@ -16,8 +16,6 @@ namespace railyard::comm {
 namespace detail {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // How long a window being destroyed waits for its transfers when the
 // communicator has no timeout.
 constexpr std::chrono::seconds kDrainTimeout{10};
@@ -46,8 +44,8 @@ struct WindowState {
 
   [[nodiscard]] World& world() const { return comm.world_state(); }
   [[nodiscard]] mrail::Endpoint& endpoint() const { return world().endpoint(); }
-  [[nodiscard]] std::optional<Clock::time_point> deadline() const {
-    return deadline_after(comm.options().timeout);
+  [[nodiscard]] std::optional<std::chrono::milliseconds> timeout() const {
+    return comm.options().timeout;
   }
 
   void check_rank(int rank, const char* what) const {
@@ -115,8 +113,7 @@ struct WindowState {
   // Waits for every transfer to `target` (-1: any), drops them, and throws
   // for the first that failed.
   void complete(int target) {
-    const auto until = deadline();
-    if (!world().progress_until([&] { return finished(target); }, until)) {
+    if (!world().progress_until([&] { return finished(target); }, timeout())) {
       throw TimeoutError(
           fmt::format("window flush{}: transfers still in flight after the communicator's timeout",
                       target >= 0 ? fmt::format(" to rank {}", target) : std::string()));
@@ -161,8 +158,7 @@ struct WindowState {
       throw RemoteError(target, fmt::format("window flush to rank {} could not start: {}", target,
                                             started.to_string()));
     }
-    const auto until = deadline();
-    if (!world().progress_until([&] { return request.done(); }, until)) {
+    if (!world().progress_until([&] { return request.done(); }, timeout())) {
       throw TimeoutError(fmt::format(
           "window flush to rank {}: not done after the communicator's timeout", target));
     }
@@ -214,8 +210,7 @@ Window::~Window() {
   detail::WindowState& state = *state_;
   const auto timeout = state.comm.options().timeout.value_or(detail::kDrainTimeout);
   try {
-    if (!state.world().progress_until([&] { return state.finished(-1); },
-                                      detail::Clock::now() + timeout)) {
+    if (!state.world().progress_until([&] { return state.finished(-1); }, timeout)) {
       log::warn("window of rank {}: closing with transfers still in flight", rank());
     }
   } catch (const std::exception& error) {

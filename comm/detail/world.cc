@@ -17,6 +17,8 @@ using Clock = std::chrono::steady_clock;
 // Longest stretch a wait progresses before it looks at the control plane
 // (aborts, lost ranks) again.
 constexpr std::chrono::milliseconds kSlice{50};
+// A wait this long or longer has no deadline.
+constexpr std::chrono::hours kUnbounded{24 * 365 * 100};
 
 std::vector<RankCard> decode_cards(const Bootstrap& bootstrap) {
   std::vector<RankCard> cards;
@@ -103,21 +105,34 @@ void World::check_job() const {
 }
 
 bool World::progress_until(const std::function<bool()>& done,
-                           std::optional<Clock::time_point> deadline) {
+                           std::optional<std::chrono::milliseconds> timeout) {
+  // Past a century a wait is unbounded (and its deadline cannot overflow).
+  if (timeout && *timeout >= kUnbounded) {
+    timeout.reset();
+  }
+  // The first slice reads no clock (the endpoint's wait keeps its own): a
+  // message that is already on its way completes without the two clock
+  // reads a deadline would cost. Placed after that slice, at the earliest
+  // moment the wait can have begun, the deadline never cuts it short.
+  std::chrono::nanoseconds slice =
+      timeout ? std::min<std::chrono::nanoseconds>(*timeout, kSlice) : kSlice;
+  if (endpoint_->progress_until(done, slice)) {
+    return true;
+  }
+  const std::optional<Clock::time_point> deadline =
+      timeout ? std::optional(Clock::now() - slice + *timeout) : std::nullopt;
   while (true) {
-    const auto now = Clock::now();
-    auto slice = std::chrono::nanoseconds(kSlice);
+    reap_released();
+    check_job();
     if (deadline) {
-      slice =
-          std::clamp<std::chrono::nanoseconds>(*deadline - now, std::chrono::nanoseconds(0), slice);
+      const auto now = Clock::now();
+      if (now >= *deadline) {
+        return done();
+      }
+      slice = std::min<std::chrono::nanoseconds>(*deadline - now, kSlice);
     }
     if (endpoint_->progress_until(done, slice)) {
       return true;
-    }
-    reap_released();
-    check_job();
-    if (deadline && Clock::now() >= *deadline) {
-      return done();
     }
   }
 }

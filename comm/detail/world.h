@@ -42,15 +42,6 @@ struct Group {
   }
 };
 
-// When a wait bounded by `timeout` (none: unbounded) started now ends.
-inline std::optional<std::chrono::steady_clock::time_point> deadline_after(
-    std::optional<std::chrono::milliseconds> timeout) {
-  if (!timeout) {
-    return std::nullopt;
-  }
-  return std::chrono::steady_clock::now() + *timeout;
-}
-
 class World {
  public:
   // Opens this rank's endpoint on the rails mapped for it and exchanges
@@ -78,13 +69,13 @@ class World {
   // The world rank of a peer the endpoint reports, -1 if unknown.
   [[nodiscard]] int world_rank_of(mrail::PeerId peer) const noexcept;
 
-  // Progresses until done() or the deadline, in slices short enough that a
-  // failure the control plane reports (an abort, a lost rank) ends the
-  // wait. Returns done(); throws the job's failure (AbortError,
-  // RemoteError) when there is one. Other threads use the endpoint while
-  // this one sleeps (see mrail::Endpoint).
+  // Progresses until done() or for `timeout` (none: unbounded), in slices
+  // short enough that a failure the control plane reports (an abort, a lost
+  // rank) ends the wait. Returns done(); throws the job's failure
+  // (AbortError, RemoteError) when there is one. Other threads use the
+  // endpoint while this one sleeps (see mrail::Endpoint).
   bool progress_until(const std::function<bool()>& done,
-                      std::optional<std::chrono::steady_clock::time_point> deadline);
+                      std::optional<std::chrono::milliseconds> timeout);
   // Throws the job's failure, if the control plane reported one.
   void check_job() const;
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <exception>
 #include <functional>
 #include <numeric>
@@ -135,6 +136,34 @@ TEST(Communicator, TruncationCancelProbeAndTimeoutsBehaveAsDocumented) {
     EXPECT_TRUE(never.wait().cancelled);
     EXPECT_FALSE(never.active());
     EXPECT_FALSE(world.iprobe(1, 99));
+  }));
+}
+
+// A wait's timeout is a lower bound, also when it spans several of the
+// waits' slices; a timeout too long to place a deadline is no deadline (it
+// must not wrap around into the past and end the wait at once).
+TEST(Communicator, AWaitLastsItsWholeTimeoutAndAHugeOneNeverEndsIt) {
+  expect_clean(run_ranks(2, [](Communicator& world) {
+    const int other = 1 - world.rank();
+    if (world.rank() == 0) {
+      int nothing = 0;
+      Request never = world.irecv(&nothing, sizeof(nothing), other, 99);
+      const auto start = std::chrono::steady_clock::now();
+      EXPECT_THROW((void)never.wait(170ms), TimeoutError);
+      EXPECT_GE(std::chrono::steady_clock::now() - start, 170ms);
+      EXPECT_TRUE(never.cancel());
+      int got = 0;
+      Request late = world.irecv(&got, sizeof(got), other, 3);
+      world.send(&got, sizeof(got), other, 2);  // the peer sends after this
+      EXPECT_EQ(late.wait(std::chrono::milliseconds::max() / 2).source, other);
+      EXPECT_EQ(got, 7);
+    } else {
+      int go = 0;
+      (void)world.recv(&go, sizeof(go), other, 2);
+      std::this_thread::sleep_for(200ms);  // past the first slice of the peer's wait
+      const int seven = 7;
+      world.send(&seven, sizeof(seven), other, 3);
+    }
   }));
 }
 
