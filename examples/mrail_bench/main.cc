@@ -30,12 +30,12 @@
 #include "railyard/transports/rail/rail_options.h"
 #include "railyard_tools/report.h"
 #include "railyard_tools/tool_main.h"
+#include "rounds.h"
 #include "subject.h"
 
 namespace railyard::bench {
 namespace {
 
-using tools::median;
 using tools::size_text;
 
 std::vector<std::string> split_list(const std::string& flag, const std::string& text) {
@@ -47,15 +47,6 @@ std::vector<std::string> split_list(const std::string& flag, const std::string& 
     out.emplace_back(trim(piece));
   }
   return out;
-}
-
-const Measurement* row_for(const SubjectResult& subject, std::uint64_t size) {
-  for (const auto& row : subject.rows) {
-    if (row.size == size) {
-      return &row;
-    }
-  }
-  return nullptr;
 }
 
 const SubjectResult* find(const std::vector<SubjectResult>& results, const std::string& name) {
@@ -164,38 +155,6 @@ std::optional<RatioSummary> ratio(const std::vector<SubjectResult>& results,
   }
   summary.mean = total / static_cast<double>(summary.count);
   return summary;
-}
-
-// Per subject and size, over rounds: the lowest latency (each round starts
-// fresh processes, and where the scheduler puts them can add a microsecond
-// to every round trip for that round; outside interference only ever adds
-// time) and the median bandwidth. A subject that failed in any round is
-// reported as failed.
-std::vector<SubjectResult> combine_rounds(const std::vector<std::vector<SubjectResult>>& rounds) {
-  std::vector<SubjectResult> out = rounds.back();
-  for (std::size_t s = 0; s < out.size(); ++s) {
-    for (const auto& round : rounds) {
-      if (!round[s].error.empty() && out[s].error.empty()) {
-        out[s].error = round[s].error;
-      }
-    }
-    for (auto& row : out[s].rows) {
-      std::vector<double> latencies;
-      std::vector<double> bandwidths;
-      for (const auto& round : rounds) {
-        if (const Measurement* other = row_for(round[s], row.size)) {
-          if (other->latency_us >= 0) {
-            latencies.push_back(other->latency_us);
-          }
-          bandwidths.push_back(other->bandwidth_mbps);
-        }
-      }
-      row.latency_us =
-          latencies.empty() ? -1 : *std::min_element(latencies.begin(), latencies.end());
-      row.bandwidth_mbps = median(bandwidths);
-    }
-  }
-  return out;
 }
 
 // The command line as a shell would take it back: arguments with anything
@@ -551,6 +510,10 @@ int run(int argc, char** argv) {
     if (!result.error.empty()) {
       std::cout << fmt::format("# {} failed: {}\n", result.name, result.error);
     }
+    for (const auto& failure : result.round_failures) {
+      std::cout << fmt::format("# {} failed in {} (its figures are from the other rounds)\n",
+                               result.name, failure);
+    }
   }
   std::cout << "#\n# How each subject was launched:\n";
   for (const auto& result : results) {
@@ -566,8 +529,10 @@ int run(int argc, char** argv) {
     out["rails_a"] = hosts.rails_a;
     out["rails_b"] = hosts.rails_b;
     for (const auto& result : results) {
-      nlohmann::json subject{
-          {"name", result.name}, {"error", result.error}, {"launch", result.launch}};
+      nlohmann::json subject{{"name", result.name},
+                             {"error", result.error},
+                             {"failed_rounds", result.round_failures},
+                             {"launch", result.launch}};
       for (const auto& row : result.rows) {
         subject["results"].push_back({{"size", row.size},
                                       {"latency_us", row.latency_us},

@@ -35,6 +35,9 @@ struct SubjectResult {
   std::vector<Measurement> rows;
   std::vector<RailBytes> rails;
   std::string error;  // why the subject did not finish
+  // Over several rounds: the rounds it failed in, and why (the figures are
+  // the other rounds').
+  std::vector<std::string> round_failures;
   // How it was started, in enough detail to start it again by hand.
   std::string launch;
 };

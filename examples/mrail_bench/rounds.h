@@ -1,0 +1,26 @@
+// One subject's figures over several interleaved rounds.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "subject.h"
+
+namespace railyard::bench {
+
+// The row of `subject` for `size`, or null.
+[[nodiscard]] const Measurement* row_for(const SubjectResult& subject, std::uint64_t size);
+
+// `rounds` holds every round's results, the subjects in the same order in
+// each. Per subject and size: the lowest latency (each round starts fresh
+// processes, and where the scheduler puts them can add a microsecond to
+// every round trip of that round; interference only ever adds time) and the
+// median bandwidth, over the rounds the subject finished. A subject that
+// failed in every round is failed (the last round's error); one that failed
+// in some keeps the others' figures and lists the failed rounds in
+// round_failures, so that one crash of a baseline's launcher does not void
+// a long run.
+[[nodiscard]] std::vector<SubjectResult> combine_rounds(
+    const std::vector<std::vector<SubjectResult>>& rounds);
+
+}  // namespace railyard::bench

@@ -1,0 +1,66 @@
+// Combining a subject's rounds: lowest latency, median bandwidth, and a
+// round that failed leaves the others' figures standing.
+#include "rounds.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace railyard::bench {
+namespace {
+
+SubjectResult round_of(const char* name, double latency_8, double bandwidth_1m) {
+  SubjectResult out;
+  out.name = name;
+  out.rows.push_back(Measurement{8, latency_8, 1.0});
+  out.rows.push_back(Measurement{1 << 20, -1, bandwidth_1m});
+  return out;
+}
+
+SubjectResult failed(const char* name, const char* why) {
+  SubjectResult out;
+  out.name = name;
+  out.error = why;
+  return out;
+}
+
+TEST(CombineRounds, TakesTheLowestLatencyAndTheMedianBandwidth) {
+  const auto combined = combine_rounds({{round_of("openmpi", 6.5, 477.0)},
+                                        {round_of("openmpi", 6.1, 478.1)},
+                                        {round_of("openmpi", 7.9, 477.6)}});
+  ASSERT_EQ(combined.size(), 1U);
+  EXPECT_TRUE(combined[0].error.empty());
+  EXPECT_TRUE(combined[0].round_failures.empty());
+  EXPECT_DOUBLE_EQ(row_for(combined[0], 8)->latency_us, 6.1);
+  EXPECT_DOUBLE_EQ(row_for(combined[0], 1 << 20)->bandwidth_mbps, 477.6);
+  EXPECT_EQ(row_for(combined[0], 4096), nullptr);
+}
+
+TEST(CombineRounds, ARoundThatFailedIsLeftOutAndNamed) {
+  const auto combined =
+      combine_rounds({{round_of("striping", 5.0, 478.0), failed("openmpi", "mpirun crashed")},
+                      {round_of("striping", 5.2, 477.0), round_of("openmpi", 6.4, 477.9)},
+                      {round_of("striping", 4.9, 476.0), round_of("openmpi", 6.2, 478.1)}});
+  ASSERT_EQ(combined.size(), 2U);
+  const SubjectResult& openmpi = combined[1];
+  EXPECT_EQ(openmpi.name, "openmpi");
+  EXPECT_TRUE(openmpi.error.empty()) << openmpi.error;
+  ASSERT_EQ(openmpi.round_failures.size(), 1U);
+  EXPECT_EQ(openmpi.round_failures[0], "round 1 of 3: mpirun crashed");
+  // The failed round's (absent) rows do not count: median of two is the upper.
+  EXPECT_DOUBLE_EQ(row_for(openmpi, 1 << 20)->bandwidth_mbps, 478.1);
+  EXPECT_DOUBLE_EQ(row_for(openmpi, 8)->latency_us, 6.2);
+  EXPECT_DOUBLE_EQ(row_for(combined[0], 1 << 20)->bandwidth_mbps, 477.0);
+}
+
+TEST(CombineRounds, ASubjectThatFailedInEveryRoundIsFailed) {
+  const auto combined =
+      combine_rounds({{failed("ofi_mrail", "hung")}, {failed("ofi_mrail", "hung again")}});
+  ASSERT_EQ(combined.size(), 1U);
+  EXPECT_EQ(combined[0].error, "hung again");
+  EXPECT_TRUE(combined[0].rows.empty());
+}
+
+}  // namespace
+}  // namespace railyard::bench
