@@ -102,6 +102,10 @@ int Communicator::local_size() const noexcept { return local_size_; }
 std::uint32_t Communicator::context() const noexcept { return group_->context; }
 const CommunicatorOptions& Communicator::options() const noexcept { return world_->options(); }
 
+const AlgorithmTable& Communicator::algorithm_table() const noexcept {
+  return world_->algorithms();
+}
+
 int Communicator::world_rank(int rank) const {
   check_peer(rank, "world_rank", false);
   return group_->members[static_cast<std::size_t>(rank)];
@@ -260,6 +264,22 @@ Request Communicator::post_internal_recv(void* data, std::size_t bytes, int sour
   return start(true, data, bytes, source, 0,
                detail::wire_tag(group_->context, true, detail::kSplitTag), 0,
                "split: receive from");
+}
+
+Request Communicator::post_collective(bool receive, void* data, std::size_t bytes, int peer,
+                                      std::uint64_t wire) const {
+  return start(receive, data, bytes, peer, 0, wire, 0,
+               receive ? "collective: receive from" : "collective: send to");
+}
+
+Request Communicator::start_collective(const char* name, detail::CollectiveTask task) const {
+  auto operation = std::make_unique<detail::Operation>(group_, false, -1, -1, 0);
+  operation->collective = std::move(task);
+  operation->collective_name = name;
+  // Its first transfers go out now; a collective between this rank and
+  // itself alone may even end here.
+  (void)operation->done();
+  return Request(std::move(operation));
 }
 
 }  // namespace railyard::comm

@@ -29,10 +29,14 @@
 
 namespace railyard::comm {
 
+class AlgorithmTable;
+
 namespace detail {
 class World;
 struct Group;
 struct WindowState;
+class Channel;
+class CollectiveTask;
 }  // namespace detail
 
 class Communicator {
@@ -64,6 +68,8 @@ class Communicator {
   // This communicator's context id (0 for the world).
   [[nodiscard]] std::uint32_t context() const noexcept;
   [[nodiscard]] const CommunicatorOptions& options() const noexcept;
+  // Which algorithm each collective runs (options().algorithms applied).
+  [[nodiscard]] const AlgorithmTable& algorithm_table() const noexcept;
 
   // Non-blocking messages. `data` must stay valid (and, for a receive,
   // untouched) until the request finishes. Throws UsageError for a rank
@@ -110,6 +116,7 @@ class Communicator {
  private:
   friend struct detail::WindowState;
   friend class Window;
+  friend class detail::Channel;
 
   explicit Communicator(std::shared_ptr<const detail::Group> group);
 
@@ -129,6 +136,11 @@ class Communicator {
   [[nodiscard]] Request post_internal_send(const void* data, std::size_t bytes, int dest) const;
   [[nodiscard]] Request post_internal_recv(void* data, std::size_t bytes, int source) const;
   [[nodiscard]] Communicator derive(int color, int key) const;
+  // A collective's transfers, on its tag `wire` (tag_layout.h).
+  [[nodiscard]] Request post_collective(bool receive, void* data, std::size_t bytes, int peer,
+                                        std::uint64_t wire) const;
+  // The request of a collective that `task` carries out.
+  [[nodiscard]] Request start_collective(const char* name, detail::CollectiveTask task) const;
   // The library's own collectives over its tag (communicator_exchange.cc),
   // bounded by the communicator's timeout: every rank's blob in rank order,
   // and a barrier.

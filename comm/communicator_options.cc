@@ -1,5 +1,7 @@
 #include "railyard/comm/communicator_options.h"
 
+#include "railyard/comm/collectives/algorithm_table.h"
+
 #include "railyard/common/detail/env.h"
 #include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
@@ -40,6 +42,10 @@ CommunicatorOptions CommunicatorOptions::from_environment() {
     } else {
       throw ConfigError("RAILYARD_SHM", *text, "expected auto, on or off");
     }
+  }
+  if (const auto text = env::get("RAILYARD_ALGO")) {
+    options.algorithms = *text;
+    (void)AlgorithmTable("RAILYARD_ALGO", options.algorithms);  // refused here, not at first use
   }
   return options;
 }

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <optional>
+#include <string>
 
 namespace railyard::comm {
 
@@ -35,6 +36,12 @@ struct CommunicatorOptions {
   // shared memory, the others the rails; the choice is per peer.
   // RAILYARD_SHM: auto (the default), on or off.
   SharedMemoryMode shared_memory = SharedMemoryMode::kAuto;
+
+  // Which algorithm a collective runs, per size range, instead of the
+  // built-in choice (collectives/algorithm_table.h), e.g.
+  // "allreduce:0-8k:recursive_doubling;allreduce:8k-inf:ring". RAILYARD_ALGO;
+  // empty (the default): the built-in choice everywhere.
+  std::string algorithms;
 
   // Throws ConfigError naming the first invalid variable.
   [[nodiscard]] static CommunicatorOptions from_environment();

@@ -13,6 +13,9 @@ namespace railyard::comm {
 namespace {
 
 std::string describe(const detail::Operation& operation) {
+  if (operation.collective_name != nullptr) {
+    return fmt::format("{} (context {})", operation.collective_name, operation.group->context);
+  }
   const char* what = operation.receive ? "receive from" : "send to";
   const std::string peer =
       operation.peer < 0 ? std::string("any rank") : fmt::format("rank {}", operation.peer);
@@ -45,6 +48,20 @@ std::string describe(const detail::Operation& operation) {
 
 }  // namespace
 
+namespace detail {
+
+bool RequestAccess::done(const Request& request) noexcept {
+  return !request.operation_ || request.operation_->done();
+}
+
+void RequestAccess::finish(Request& request) {
+  if (request.operation_) {
+    request.finish();
+  }
+}
+
+}  // namespace detail
+
 Request::Request() = default;
 Request::Request(std::unique_ptr<detail::Operation> operation) : operation_(std::move(operation)) {}
 Request::~Request() = default;
@@ -53,6 +70,11 @@ Request& Request::operator=(Request&&) noexcept = default;
 
 void Request::finish() {
   std::unique_ptr<detail::Operation> operation = std::move(operation_);
+  if (operation->collective) {
+    status_ = Status{};
+    operation->collective.rethrow();
+    return;
+  }
   const mrail::Request& done = operation->request;
   // Field by field, and the rank looked up only for a wildcard receive:
   // this runs for every message.
@@ -79,10 +101,10 @@ bool Request::test() {
     return true;
   }
   detail::World& world = *operation_->world;
-  if (!operation_->request.done()) {
+  if (!operation_->done()) {
     world.endpoint().progress();
   }
-  if (!operation_->request.done()) {
+  if (!operation_->done()) {
     world.check_job();
     return false;
   }
@@ -102,9 +124,8 @@ const Status& Request::wait(std::chrono::milliseconds timeout) {
   if (!operation_) {
     return status_;
   }
-  const detail::Operation* operation = operation_.get();
-  if (!operation_->world->progress_until([operation] { return operation->request.done(); },
-                                         timeout)) {
+  detail::Operation* operation = operation_.get();
+  if (!operation_->world->progress_until([operation] { return operation->done(); }, timeout)) {
     throw TimeoutError(
         fmt::format("{} did not finish within {} ms; the request is still in "
                     "flight: wait again, test, cancel or release it",
@@ -115,7 +136,7 @@ const Status& Request::wait(std::chrono::milliseconds timeout) {
 }
 
 bool Request::cancel() {
-  if (!operation_ || !operation_->receive) {
+  if (!operation_ || !operation_->receive || operation_->collective) {
     return false;
   }
   return operation_->world->endpoint().cancel(operation_->request).ok();
@@ -129,7 +150,7 @@ void Request::release() noexcept {
   // last reference.
   const std::shared_ptr<const detail::Group> group = operation_->group;
   detail::World* world = operation_->world;
-  if (operation_->request.done()) {
+  if (operation_->done()) {
     operation_.reset();
     return;
   }
@@ -189,7 +210,7 @@ std::optional<std::size_t> Request::wait_any(std::span<Request> requests,
   std::optional<std::size_t> finished;
   const auto any_done = [&] {
     for (std::size_t i = 0; i < requests.size(); ++i) {
-      if (requests[i].operation_ && requests[i].operation_->request.done()) {
+      if (requests[i].operation_ && requests[i].operation_->done()) {
         finished = i;
         return true;
       }
@@ -246,14 +267,13 @@ void Request::wait_all(std::span<Request> requests, std::chrono::milliseconds ti
   // wait (and a sweep of every rail) per request.
   const auto all_done = [&] {
     return std::all_of(requests.begin(), requests.end(), [](const Request& request) {
-      return !request.operation_ || request.operation_->request.done();
+      return !request.operation_ || request.operation_->done();
     });
   };
   if (!world->progress_until(all_done, timeout)) {
-    const auto pending =
-        std::count_if(requests.begin(), requests.end(), [](const Request& request) {
-          return request.operation_ && !request.operation_->request.done();
-        });
+    const auto pending = std::count_if(
+        requests.begin(), requests.end(),
+        [](const Request& request) { return request.operation_ && !request.operation_->done(); });
     throw TimeoutError(
         fmt::format("wait_all: {} of {} requests did not finish within {} ms; every request is "
                     "still as it was: wait again, test, cancel or release them",

@@ -32,11 +32,14 @@ struct Status {
 
 namespace detail {
 struct Operation;
-}
+struct RequestAccess;
+}  // namespace detail
 
 // Owned by the caller, movable. An empty Request (default, moved from, or
 // released) is inactive: test() is true and wait() returns at once, as
-// MPI_REQUEST_NULL.
+// MPI_REQUEST_NULL. A request for a non-blocking collective (iallreduce
+// and the others) moves on only while it is tested or waited for (with the
+// others of a wait_all or wait_any).
 class Request {
  public:
   Request();
@@ -44,7 +47,9 @@ class Request {
   // An operation still in flight is ended as the multi-rail layer's request
   // is (mrail/request.h): an unmatched receive is cancelled, anything else
   // is progressed to completion up to the post timeout, then detached.
-  // release() first to let it finish on its own.
+  // release() first to let it finish on its own. A collective in flight
+  // drops its transfers so: the other ranks' parts of it then fail or time
+  // out.
   ~Request();
   Request(Request&& other) noexcept;
   Request& operator=(Request&& other) noexcept;
@@ -54,7 +59,8 @@ class Request {
   [[nodiscard]] bool active() const noexcept { return operation_ != nullptr; }
 
   // Whether it finished, progressing once. Throws as wait() does for a
-  // failed operation; a finished request stays readable through status().
+  // failed operation; a finished request stays readable through status()
+  // (a collective's: every field at its default).
   [[nodiscard]] bool test();
   // Waits until it finishes, up to the communicator's timeout (or the one
   // given). Throws TimeoutError when the time passes (the request is still
@@ -75,7 +81,9 @@ class Request {
   // Hands the operation to the library, which completes it in the
   // background (MPI_Request_free): the buffer must stay valid until the
   // peer has it, which the program learns some other way. The request
-  // becomes inactive.
+  // becomes inactive. A released collective is stepped by later waits on
+  // the job's communicators, and keeps the job's endpoint open until it
+  // ends.
   void release() noexcept;
 
   // Waits for one active request of `requests` to finish and returns its
@@ -92,6 +100,8 @@ class Request {
   static void wait_all(std::span<Request> requests, std::chrono::milliseconds timeout);
 
  private:
+  friend struct detail::RequestAccess;
+
   // Moves the operation's results into status_ and drops it; throws the
   // typed error of a failed one.
   void finish();

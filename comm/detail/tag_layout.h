@@ -4,7 +4,8 @@
 //
 //   bits 63..32  context id of the communicator (0 is the world)
 //   bit  31      1 for the library's own messages (split, collectives)
-//   bits 30..0   the user's tag, 0 to kMaxTag
+//   bits 30..0   the user's tag, 0 to kMaxTag; with bit 31, the library's
+//                (bit 30: a collective and its number, see collective_tag)
 #pragma once
 
 #include <cstdint>
@@ -25,5 +26,13 @@ inline constexpr std::uint64_t kInternalBit = std::uint64_t{1} << 31;
 
 // Library tags on a communicator (with kInternalBit).
 inline constexpr std::uint64_t kSplitTag = 1;
+// A collective's messages: bit 30, and the number of the collective on its
+// communicator in bits 29..0, so that the messages of collectives in flight
+// together (non-blocking ones) never match each other's receives.
+inline constexpr std::uint64_t kCollectiveTagBit = std::uint64_t{1} << 30;
+
+[[nodiscard]] constexpr std::uint64_t collective_tag(std::uint32_t sequence) noexcept {
+  return kCollectiveTagBit | (sequence & (kCollectiveTagBit - 1));
+}
 
 }  // namespace railyard::comm::detail

@@ -34,7 +34,10 @@ std::vector<RankCard> decode_cards(const Bootstrap& bootstrap) {
 
 World::World(std::unique_ptr<Bootstrap> bootstrap, CommunicatorOptions options,
              std::chrono::milliseconds setup_timeout, StartupSteps steps)
-    : options_(options), setup_timeout_(setup_timeout), bootstrap_(std::move(bootstrap)) {
+    : options_(std::move(options)),
+      algorithms_("RAILYARD_ALGO", options_.algorithms),
+      setup_timeout_(setup_timeout),
+      bootstrap_(std::move(bootstrap)) {
   const std::vector<RankCard> cards = decode_cards(*bootstrap_);
   host_ = host_peers(cards, rank());
   auto endpoint_options = mrail::Options::from_environment(rails_for_rank(cards, host_));
@@ -148,7 +151,13 @@ void World::context_taken(std::uint32_t context) {
 }
 
 void World::adopt(std::unique_ptr<Operation> operation) {
-  operation->group.reset();  // the world owns it now; it must not own the world
+  // The world owns it now; a send or receive must not own the world. A
+  // collective's own transfers hold the communicator anyway: it keeps the
+  // world open until it ends (later waits on any of the job's
+  // communicators step it).
+  if (!operation->collective) {
+    operation->group.reset();
+  }
   const std::scoped_lock lock(released_mutex_);
   released_.push_back(std::move(operation));
 }
@@ -156,10 +165,16 @@ void World::adopt(std::unique_ptr<Operation> operation) {
 void World::reap_released() {
   const std::scoped_lock lock(released_mutex_);
   std::erase_if(released_, [](const std::unique_ptr<Operation>& operation) {
-    if (!operation->request.done()) {
+    if (!operation->done()) {
       return false;
     }
-    if (!operation->request.status().ok()) {
+    if (operation->collective) {
+      try {
+        operation->collective.rethrow();
+      } catch (const std::exception& error) {
+        log::warn("a released {} failed: {}", operation->collective_name, error.what());
+      }
+    } else if (!operation->request.status().ok()) {
       log::warn("a released {} failed: {}", to_string(operation->request.kind()),
                 operation->request.status().to_string());
     }

@@ -3,6 +3,7 @@
 // map between ranks and peers, and the requests the program released.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -13,6 +14,8 @@
 #include <vector>
 
 #include "railyard/comm/bootstrap/bootstrap.h"
+#include "railyard/comm/collectives/algorithm_table.h"
+#include "railyard/comm/collectives/detail/task.h"
 #include "railyard/comm/communicator_options.h"
 #include "railyard/comm/detail/progress_thread.h"
 #include "railyard/comm/detail/rank_card.h"
@@ -33,6 +36,9 @@ struct Group {
   int rank = 0;              // this process's rank in the group
   std::vector<int> members;  // world rank of each group rank
   std::vector<int> rank_of;  // group rank of each world rank, -1 if not a member
+  // Collectives started on it so far: each one's tag (see tag_layout.h).
+  // Every rank starts a communicator's collectives in the same order.
+  mutable std::atomic<std::uint32_t> collectives{0};
 
   // The group rank of a world rank; -1 when it is not a member or unknown (-1).
   [[nodiscard]] int rank_of_world(int world_rank) const noexcept {
@@ -63,6 +69,7 @@ class World {
   [[nodiscard]] int size() const noexcept { return bootstrap_->size(); }
   [[nodiscard]] const HostPeers& host() const noexcept { return host_; }
   [[nodiscard]] const CommunicatorOptions& options() const noexcept { return options_; }
+  [[nodiscard]] const AlgorithmTable& algorithms() const noexcept { return algorithms_; }
   [[nodiscard]] mrail::Endpoint& endpoint() noexcept { return *endpoint_; }
   [[nodiscard]] Bootstrap& bootstrap() noexcept { return *bootstrap_; }
   [[nodiscard]] mrail::PeerId peer(int world_rank) const { return peers_.at(world_rank); }
@@ -91,6 +98,7 @@ class World {
   void reap_released();
 
   CommunicatorOptions options_;
+  AlgorithmTable algorithms_;
   std::chrono::milliseconds setup_timeout_;
   std::unique_ptr<Bootstrap> bootstrap_;
   HostPeers host_;
@@ -104,7 +112,7 @@ class World {
   std::unique_ptr<ProgressThread> progress_thread_;  // stopped before the endpoint closes
 };
 
-// One isend or irecv.
+// One isend or irecv, or one collective (`collective` set, `request` idle).
 struct Operation {
   // A constructor of its own, so that making one does not zero the
   // endpoint's request before that request's constructor runs.
@@ -124,10 +132,26 @@ struct Operation {
   std::shared_ptr<const Group> group;
   World* world;
   mrail::Request request;
+  CollectiveTask collective;
+  const char* collective_name = nullptr;  // "allreduce", for messages
+  bool collective_ended = false;
   bool receive = false;
   int peer = -1;             // group rank: the destination, or the source asked for (-1: any)
   int tag = 0;               // sends: the tag sent; receives: the tag asked for (-1: any)
   std::size_t capacity = 0;  // receives: the buffer's size
+
+  // Whether it has finished, well or not. A collective is stepped (which
+  // may post its next transfers), so this is called by the thread that
+  // waits for it.
+  [[nodiscard]] bool done() noexcept {
+    if (!collective) {
+      return request.done();
+    }
+    if (!collective_ended) {
+      collective_ended = collective.step();
+    }
+    return collective_ended;
+  }
 };
 
 }  // namespace railyard::comm::detail

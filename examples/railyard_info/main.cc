@@ -1,11 +1,13 @@
 // railyard-info: the machine as railyard sees it (NUMA nodes, NICs and
 // their locality, usable providers), the effective multi-rail tables, and
-// which rails each local rank would get.
+// which rails each local rank would get; or (--algorithms) the collective
+// algorithms.
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 
+#include "algorithm_report.h"
 #include "machine_report.h"
 #include "railyard_tools/tool_main.h"
 
@@ -15,6 +17,7 @@ int run(int argc, char** argv) {
   CLI::App app{"railyard-info: NICs, their locality, providers and the rank-to-rail mapping"};
   railyard::info::ReportOptions options;
   bool json = false;
+  bool algorithms = false;
   app.add_option("--topology", options.topology,
                  "hwloc XML file to describe instead of this machine (or RAILYARD_TOPOLOGY)");
   app.add_option("--local-size", options.local_size, "local ranks per node to map")
@@ -26,7 +29,14 @@ int run(int argc, char** argv) {
   app.add_flag("--all-interfaces", options.include_down,
                "also list interfaces that are down, and loopback");
   app.add_flag("--json", json, "print the report as JSON");
+  app.add_flag("--algorithms", algorithms,
+               "list the collective algorithms and RAILYARD_ALGO's overrides instead");
   CLI11_PARSE(app, argc, argv);
+  if (algorithms) {
+    const auto report = railyard::info::algorithm_report();
+    fmt::print("{}", json ? report.dump(2) + "\n" : railyard::info::render_algorithms(report));
+    return 0;
+  }
   options.include_loopback = options.include_down;
   const auto report = railyard::info::gather_report(options);
   fmt::print("{}", json ? report.dump(2) + "\n" : railyard::info::render_text(report));

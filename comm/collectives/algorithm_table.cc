@@ -1,0 +1,174 @@
+#include "railyard/comm/collectives/algorithm_table.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <limits>
+
+#include "railyard/comm/collectives/detail/algorithms.h"
+#include "railyard/comm/errors.h"
+#include "railyard/common/detail/env.h"
+#include "railyard/common/detail/parse.h"
+#include "railyard/common/error.h"
+
+namespace railyard::comm {
+namespace {
+
+constexpr std::array<std::string_view, 5> kCollectiveNames{"barrier", "bcast", "allreduce",
+                                                           "allgather", "reduce_scatter"};
+
+constexpr std::array<Algorithm, 6> kAlgorithms{{
+    {Collective::kBarrier, "dissemination",
+     "ceil(log2 p) rounds; in round k each rank signals the rank 2^k after it",
+     detail::barrier_dissemination},
+    {Collective::kBcast, "binomial",
+     "binomial tree from the root: ceil(log2 p) steps, the whole vector each",
+     detail::bcast_binomial},
+    {Collective::kAllreduce, "recursive_doubling",
+     "log2 steps exchanging the whole vector; ranks past a power of two fold in first",
+     detail::allreduce_recursive_doubling},
+    {Collective::kAllreduce, "ring",
+     "ring reduce-scatter then ring allgather: 2(p-1) steps of 1/p of the vector",
+     detail::allreduce_ring},
+    {Collective::kAllgather, "ring", "p-1 steps, each passing one rank's block to the next rank",
+     detail::allgather_ring},
+    {Collective::kReduceScatter, "ring",
+     "p-1 steps, each reducing one block into what the previous rank passed on",
+     detail::reduce_scatter_ring},
+}};
+
+// Below this an allreduce takes recursive doubling: its log2(p) steps beat
+// the ring's 2(p-1) while the vector is small (UCC switches at 4 KiB,
+// oneCCL at 8 KiB).
+constexpr std::size_t kAllreduceRingFrom = std::size_t{16} * 1024;
+
+const Algorithm& algorithm(Collective collective, std::string_view name) noexcept {
+  for (const Algorithm& entry : kAlgorithms) {
+    if (entry.collective == collective && entry.name == name) {
+      return entry;
+    }
+  }
+  // Only reached with a built-in name, which the table holds.
+  return kAlgorithms.front();
+}
+
+std::string names_of(Collective collective) {
+  std::string out;
+  for (const Algorithm& entry : kAlgorithms) {
+    if (entry.collective == collective) {
+      out += fmt::format("{}{}", out.empty() ? "" : ", ", entry.name);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(Collective collective) noexcept {
+  return kCollectiveNames[static_cast<std::size_t>(collective)];
+}
+
+std::optional<Collective> collective_named(std::string_view name) noexcept {
+  for (std::size_t i = 0; i < kCollectiveNames.size(); ++i) {
+    if (kCollectiveNames[i] == name) {
+      return static_cast<Collective>(i);
+    }
+  }
+  return std::nullopt;
+}
+
+std::span<const Algorithm> all_algorithms() noexcept { return kAlgorithms; }
+
+AlgorithmTable::AlgorithmTable(std::string_view input, std::string_view spec) : spec_(spec) {
+  const std::string variable(input);
+  const std::string collectives = fmt::format("{}", fmt::join(kCollectiveNames, ", "));
+  for (const std::string_view raw : split(spec, ';')) {
+    const std::string_view entry = trim(raw);
+    if (entry.empty()) {
+      continue;  // a trailing ';'
+    }
+    const std::vector<std::string_view> parts = split(entry, ':');
+    if (parts.size() != 3) {
+      throw ConfigError(variable, std::string(spec),
+                        fmt::format("entry '{}' is not COLLECTIVE:FROM-TO:ALGORITHM (e.g. "
+                                    "allreduce:0-8k:recursive_doubling)",
+                                    entry));
+    }
+    const auto collective = collective_named(trim(parts[0]));
+    if (!collective) {
+      throw ConfigError(variable, std::string(spec),
+                        fmt::format("entry '{}' names no collective '{}'; there are {}", entry,
+                                    trim(parts[0]), collectives));
+    }
+    const std::vector<std::string_view> bounds = split(trim(parts[1]), '-');
+    const auto from = bounds.size() == 2 ? try_parse_size(trim(bounds[0])) : std::nullopt;
+    const bool open_end = bounds.size() == 2 && trim(bounds[1]) == "inf";
+    const auto to = bounds.size() == 2 && !open_end ? try_parse_size(trim(bounds[1]))
+                                                    : std::optional<std::uint64_t>();
+    if (!from || (!open_end && (!to || *to <= *from))) {
+      throw ConfigError(variable, std::string(spec),
+                        fmt::format("entry '{}' has the range '{}'; expected FROM-TO in bytes "
+                                    "(k, m, g suffixes) with FROM below TO, or FROM-inf",
+                                    entry, trim(parts[1])));
+    }
+    const std::string_view name = trim(parts[2]);
+    const Algorithm* chosen = nullptr;
+    for (const Algorithm& candidate : kAlgorithms) {
+      if (candidate.collective == *collective && candidate.name == name) {
+        chosen = &candidate;
+      }
+    }
+    if (chosen == nullptr) {
+      throw ConfigError(variable, std::string(spec),
+                        fmt::format("entry '{}' names no {} algorithm '{}'; there are {}", entry,
+                                    to_string(*collective), name, names_of(*collective)));
+    }
+    overrides_.push_back(Override{
+        *collective, *from, open_end ? std::numeric_limits<std::uint64_t>::max() : *to, chosen});
+  }
+}
+
+AlgorithmTable AlgorithmTable::from_environment() {
+  if (const auto text = env::get("RAILYARD_ALGO")) {
+    return {"RAILYARD_ALGO", *text};
+  }
+  return {};
+}
+
+const Algorithm& AlgorithmTable::choose(Collective collective, std::size_t bytes,
+                                        int ranks) const noexcept {
+  for (const Override& entry : overrides_) {
+    if (entry.collective == collective && bytes >= entry.from &&
+        (bytes < entry.to || entry.to == std::numeric_limits<std::uint64_t>::max())) {
+      return *entry.algorithm;
+    }
+  }
+  switch (collective) {
+    case Collective::kBarrier:
+      return algorithm(collective, "dissemination");
+    case Collective::kBcast:
+      return algorithm(collective, "binomial");
+    case Collective::kAllreduce:
+      // The ring needs at least an element per rank to share out.
+      return algorithm(collective,
+                       bytes >= kAllreduceRingFrom && ranks > 2 ? "ring" : "recursive_doubling");
+    case Collective::kAllgather:
+    case Collective::kReduceScatter:
+      return algorithm(collective, "ring");
+  }
+  return kAlgorithms.front();
+}
+
+const Algorithm& AlgorithmTable::named(Collective collective, std::string_view name) {
+  for (const Algorithm& entry : kAlgorithms) {
+    if (entry.collective == collective && entry.name == name) {
+      return entry;
+    }
+  }
+  throw UsageError(fmt::format("{} has no algorithm '{}'; it has {}", to_string(collective), name,
+                               names_of(collective)));
+}
+
+}  // namespace railyard::comm

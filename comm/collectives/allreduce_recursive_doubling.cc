@@ -1,0 +1,67 @@
+// Allreduce by recursive doubling: in step k each taking-part rank swaps
+// its whole vector with the rank whose number differs in bit k and reduces
+// the two, so after log2 steps every one holds the reduction of all. With p
+// not a power of two, each of the first 2 * (p - 2^floor(log2 p)) ranks pairs
+// up first: the even one folds its vector into the odd one and sits out,
+// getting the result back at the end. Partners reduce in rank order (the
+// lower rank's vector on the left), so both compute the same bits. For
+// small vectors: log2 p steps, the whole vector each.
+#include <array>
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include "railyard/comm/collectives/detail/algorithms.h"
+#include "railyard/comm/collectives/detail/patterns.h"
+#include "railyard/comm/collectives/reduction.h"
+
+namespace railyard::comm::detail {
+
+CollectiveTask allreduce_recursive_doubling(Channel channel, CollectiveArgs args) {
+  const std::size_t bytes = args.count * size_of(args.type);
+  auto* data = static_cast<std::byte*>(args.recv);
+  if (!args.in_place && bytes != 0) {
+    std::memcpy(data, args.send, bytes);
+  }
+  const int rank = channel.rank();
+  const Doubling doubling{rank, channel.size()};
+  std::vector<std::byte> theirs(bytes);
+  // Reduces what `other` sent into ours, the lower rank's on the left.
+  const auto fold_in = [&](int other) {
+    if (other < rank) {
+      reduce(args.type, args.op, data, theirs.data(), data, args.count);
+    } else {
+      reduce(args.type, args.op, data, data, theirs.data(), args.count);
+    }
+  };
+
+  if (doubling.folds()) {
+    std::array<Request, 1> give{channel.send(data, bytes, rank + 1)};
+    co_await Transfers{give};
+    std::array<Request, 1> result{channel.recv(data, bytes, rank + 1)};
+    co_await Transfers{result};
+    channel.expect(result[0], bytes, rank + 1);
+    co_return;
+  }
+  if (rank < 2 * doubling.extra()) {
+    std::array<Request, 1> take{channel.recv(theirs.data(), bytes, rank - 1)};
+    co_await Transfers{take};
+    channel.expect(take[0], bytes, rank - 1);
+    fold_in(rank - 1);
+  }
+  const int member = doubling.member();
+  for (int distance = 1; distance < doubling.power(); distance *= 2) {
+    const int partner = doubling.rank_of(member ^ distance);
+    std::array<Request, 2> swap{channel.recv(theirs.data(), bytes, partner),
+                                channel.send(data, bytes, partner)};
+    co_await Transfers{swap};
+    channel.expect(swap[0], bytes, partner);
+    fold_in(partner);
+  }
+  if (rank < 2 * doubling.extra()) {
+    std::array<Request, 1> back{channel.send(data, bytes, rank - 1)};
+    co_await Transfers{back};
+  }
+}
+
+}  // namespace railyard::comm::detail

@@ -1,0 +1,27 @@
+// bcast and ibcast: the root's vector to every rank.
+#include "railyard/comm/collectives/collectives.h"
+#include "railyard/comm/collectives/detail/launch.h"
+
+namespace railyard::comm {
+
+Request ibcast(const Communicator& comm, void* buffer, std::size_t count, DataType type, int root,
+               const CollectiveOptions& options) {
+  const std::size_t bytes = count * size_of(type);
+  detail::check_buffer(buffer, bytes, "bcast", "data");
+  detail::check_root(comm, root, "bcast");
+  CollectiveArgs args;
+  args.send = buffer;
+  args.recv = buffer;
+  args.count = count;
+  args.type = type;
+  args.root = root;
+  args.in_place = true;
+  return detail::launch(comm, Collective::kBcast, args, bytes, options);
+}
+
+void bcast(const Communicator& comm, void* buffer, std::size_t count, DataType type, int root,
+           const CollectiveOptions& options) {
+  ibcast(comm, buffer, count, type, root, options).wait();
+}
+
+}  // namespace railyard::comm

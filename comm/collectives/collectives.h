@@ -1,0 +1,72 @@
+// Collective operations on a Communicator (docs/architecture.md,
+// "Collectives"). Every rank of the communicator calls the same collectives
+// in the same order with matching arguments, as MPI requires; counts are
+// elements of `type`. The blocking forms wait up to the communicator's
+// timeout; the i-forms return a Request that moves on while it is tested or
+// waited for. Errors are the Communicator's: UsageError for a bad argument
+// or ranks that disagree (naming them, where a transfer shows it),
+// RemoteError naming a failed rank, TimeoutError.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "railyard/comm/collectives/algorithm_table.h"
+#include "railyard/comm/collectives/datatype.h"
+#include "railyard/comm/communicator.h"
+#include "railyard/comm/request.h"
+
+namespace railyard::comm {
+
+namespace detail {
+inline constexpr std::byte kInPlaceMarker{};
+}  // namespace detail
+
+// As `send` (MPI_IN_PLACE): the input is already in the receive buffer
+// (allreduce, reduce_scatter: all of it; allgather: this rank's block, at
+// its place).
+inline constexpr const void* kInPlace = &detail::kInPlaceMarker;
+
+struct CollectiveOptions {
+  // One of the collective's algorithms by name (railyard-info
+  // --algorithms), instead of the table's choice; UsageError if it has none
+  // so called.
+  std::string algorithm;
+};
+
+void barrier(const Communicator& comm, const CollectiveOptions& options = {});
+[[nodiscard]] Request ibarrier(const Communicator& comm, const CollectiveOptions& options = {});
+
+// The root's `count` elements at `buffer` into every rank's `buffer`.
+void bcast(const Communicator& comm, void* buffer, std::size_t count, DataType type, int root,
+           const CollectiveOptions& options = {});
+[[nodiscard]] Request ibcast(const Communicator& comm, void* buffer, std::size_t count,
+                             DataType type, int root, const CollectiveOptions& options = {});
+
+// recv = the element-wise reduction of every rank's `count` elements at
+// `send` (kInPlace, or send == recv: at recv). Every rank gets the same
+// bits, floating point included.
+void allreduce(const Communicator& comm, const void* send, void* recv, std::size_t count,
+               DataType type, ReduceOp op, const CollectiveOptions& options = {});
+[[nodiscard]] Request iallreduce(const Communicator& comm, const void* send, void* recv,
+                                 std::size_t count, DataType type, ReduceOp op,
+                                 const CollectiveOptions& options = {});
+
+// Every rank's `count` elements at `send`, in rank order, into `recv`
+// (size * count elements).
+void allgather(const Communicator& comm, const void* send, void* recv, std::size_t count,
+               DataType type, const CollectiveOptions& options = {});
+[[nodiscard]] Request iallgather(const Communicator& comm, const void* send, void* recv,
+                                 std::size_t count, DataType type,
+                                 const CollectiveOptions& options = {});
+
+// The reduction of every rank's size * count elements at `send` (kInPlace:
+// at recv), cut into size blocks of `count`: rank r gets block r in `recv`
+// (MPI_Reduce_scatter_block).
+void reduce_scatter(const Communicator& comm, const void* send, void* recv, std::size_t count,
+                    DataType type, ReduceOp op, const CollectiveOptions& options = {});
+[[nodiscard]] Request ireduce_scatter(const Communicator& comm, const void* send, void* recv,
+                                      std::size_t count, DataType type, ReduceOp op,
+                                      const CollectiveOptions& options = {});
+
+}  // namespace railyard::comm

@@ -1,0 +1,43 @@
+#include "railyard/comm/collectives/detail/channel.h"
+
+#include <fmt/format.h>
+
+#include "railyard/comm/detail/tag_layout.h"
+#include "railyard/comm/detail/world.h"
+#include "railyard/comm/errors.h"
+
+namespace railyard::comm::detail {
+
+Channel::Channel(const Communicator& comm, const char* name)
+    : comm_(comm),
+      name_(name),
+      wire_(wire_tag(
+          comm.context(), true,
+          collective_tag(comm.group_->collectives.fetch_add(1, std::memory_order_relaxed)))),
+      rank_(comm.rank()),
+      size_(comm.size()) {}
+
+Request Channel::send(const void* data, std::size_t bytes, int to) const {
+  // The payload is only read; the communicator's one start() serves both.
+  return comm_.post_collective(false, const_cast<void*>(data), bytes, to,  // NOLINT(*-const-cast)
+                               wire_);
+}
+
+Request Channel::recv(void* data, std::size_t bytes, int from) const {
+  return comm_.post_collective(true, data, bytes, from, wire_);
+}
+
+Request Channel::start(const Communicator& comm, const char* name, CollectiveTask task) {
+  return comm.start_collective(name, std::move(task));
+}
+
+void Channel::expect(const Request& received, std::size_t bytes, int from) const {
+  if (received.status().bytes != bytes) {
+    throw UsageError(fmt::format(
+        "{}: rank {} sent {} bytes where rank {} expected {}: the ranks called it with different "
+        "counts (or types)",
+        name_, from, received.status().bytes, rank_, bytes));
+  }
+}
+
+}  // namespace railyard::comm::detail

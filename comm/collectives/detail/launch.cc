@@ -1,0 +1,54 @@
+#include "railyard/comm/collectives/detail/launch.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <atomic>
+
+#include "railyard/comm/collectives/detail/channel.h"
+#include "railyard/comm/errors.h"
+#include "railyard/common/detail/log.h"
+
+namespace railyard::comm::detail {
+namespace {
+
+// Whether an algorithm's first use was logged: each choice is logged once
+// a process, at info level, as NCCL logs its own.
+std::atomic<bool>& logged(const Algorithm& algorithm) {
+  static std::array<std::atomic<bool>, 64> flags{};
+  const auto index = static_cast<std::size_t>(&algorithm - all_algorithms().data());
+  return flags.at(index);
+}
+
+}  // namespace
+
+void check_buffer(const void* data, std::size_t bytes, const char* what, const char* which) {
+  if (data == nullptr && bytes != 0) {
+    throw UsageError(
+        fmt::format("{}: the {} buffer is null, with {} bytes to hold", what, which, bytes));
+  }
+}
+
+void check_root(const Communicator& comm, int root, const char* what) {
+  if (root < 0 || root >= comm.size()) {
+    throw UsageError(fmt::format("{}: root {} is not a rank of this communicator of {} ranks", what,
+                                 root, comm.size()));
+  }
+}
+
+Request launch(const Communicator& comm, Collective collective, const CollectiveArgs& args,
+               std::size_t bytes, const CollectiveOptions& options) {
+  const Algorithm& algorithm = options.algorithm.empty()
+                                   ? comm.algorithm_table().choose(collective, bytes, comm.size())
+                                   : AlgorithmTable::named(collective, options.algorithm);
+  if (!logged(algorithm).exchange(true, std::memory_order_relaxed)) {
+    log::info("{}: algorithm {} (first chosen for {} bytes on {} ranks{})", to_string(collective),
+              algorithm.name, bytes, comm.size(),
+              options.algorithm.empty() ? "" : ", as the call asked");
+  }
+  // The names are string literals, so the view's data ends in a zero.
+  const char* name = to_string(collective).data();
+  return Channel::start(comm, name, algorithm.run(Channel(comm, name), args));
+}
+
+}  // namespace railyard::comm::detail

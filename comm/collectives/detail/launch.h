@@ -1,0 +1,22 @@
+// What every collective's entry point does before its algorithm runs.
+#pragma once
+
+#include <cstddef>
+
+#include "railyard/comm/collectives/collectives.h"
+
+namespace railyard::comm::detail {
+
+// Throws UsageError naming `what` for a null buffer of `bytes` > 0.
+void check_buffer(const void* data, std::size_t bytes, const char* what, const char* which);
+// Throws UsageError naming `what` when `root` is not a rank of `comm`.
+void check_root(const Communicator& comm, int root, const char* what);
+
+// Starts `collective` on `comm` with `args`: the algorithm `options` names,
+// or the communicator's table's choice for `bytes`. The first transfers are
+// posted before it returns.
+[[nodiscard]] Request launch(const Communicator& comm, Collective collective,
+                             const CollectiveArgs& args, std::size_t bytes,
+                             const CollectiveOptions& options);
+
+}  // namespace railyard::comm::detail

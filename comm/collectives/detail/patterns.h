@@ -1,0 +1,63 @@
+// Who talks to whom, shared by the algorithms (as UCC's coll_patterns).
+#pragma once
+
+#include <cstddef>
+
+namespace railyard::comm::detail {
+
+// `count` elements cut into `parts` blocks in order, the first count % parts
+// one element longer: block i's first element and length.
+struct Blocks {
+  std::size_t count;
+  std::size_t parts;
+
+  [[nodiscard]] std::size_t length(std::size_t i) const noexcept {
+    return count / parts + (i < count % parts ? 1 : 0);
+  }
+  [[nodiscard]] std::size_t offset(std::size_t i) const noexcept {
+    return i * (count / parts) + (i < count % parts ? i : count % parts);
+  }
+  [[nodiscard]] std::size_t longest() const noexcept { return length(0); }
+};
+
+// The ring of ranks 0 .. size-1: the next and previous rank, and the rank
+// `k` places before `rank` (k may exceed size).
+struct Ring {
+  int rank;
+  int size;
+
+  [[nodiscard]] int next() const noexcept { return (rank + 1) % size; }
+  [[nodiscard]] int previous() const noexcept { return (rank + size - 1) % size; }
+  [[nodiscard]] int before(int k) const noexcept { return ((rank - k) % size + size) % size; }
+};
+
+// Recursive doubling on any number of ranks: the largest power of two not
+// above size takes part; each of the first 2 * extra ranks pairs up, the
+// even one of the pair folding its data into the odd one (and getting the
+// result back at the end).
+struct Doubling {
+  int rank;
+  int size;
+
+  [[nodiscard]] int power() const noexcept {
+    int p = 1;
+    while (p * 2 <= size) {
+      p *= 2;
+    }
+    return p;
+  }
+  [[nodiscard]] int extra() const noexcept { return size - power(); }
+  // Whether this rank sits out the doubling (it folded into rank + 1).
+  [[nodiscard]] bool folds() const noexcept { return rank < 2 * extra() && rank % 2 == 0; }
+  // The rank's number among those taking part (-1 when it folds).
+  [[nodiscard]] int member() const noexcept {
+    if (folds()) {
+      return -1;
+    }
+    return rank < 2 * extra() ? rank / 2 : rank - extra();
+  }
+  // The rank of member m.
+  [[nodiscard]] int rank_of(int m) const noexcept { return m < extra() ? 2 * m + 1 : m + extra(); }
+};
+
+}  // namespace railyard::comm::detail

@@ -1,0 +1,141 @@
+// A collective in progress: a coroutine that posts point-to-point transfers
+// on its communicator and suspends until they finish, or runs another
+// collective inside it (a ring allreduce is a reduce-scatter, then an
+// allgather). Whoever owns the task steps it: a wait's progress loop after
+// every completion, or test(). So one algorithm's code is its blocking and
+// its non-blocking form, and the next step is posted as soon as the
+// transfers before it finish, without a return to the caller.
+#pragma once
+
+#include <algorithm>
+#include <coroutine>
+#include <exception>
+#include <span>
+#include <utility>
+
+#include "railyard/comm/request.h"
+
+namespace railyard::comm::detail {
+
+// What a task may do to its transfers' requests beyond the public API:
+// look without progressing, and finish one that is done.
+struct RequestAccess {
+  [[nodiscard]] static bool done(const Request& request) noexcept;
+  // Fills in the status; throws the typed error of a failed transfer.
+  static void finish(Request& request);
+};
+
+class CollectiveTask {
+ public:
+  struct promise_type;
+  using Handle = std::coroutine_handle<promise_type>;
+
+  struct promise_type {
+    std::span<Request> awaited;       // transfers the task waits for
+    CollectiveTask* inner = nullptr;  // or a task it runs inside itself
+    std::exception_ptr error;
+
+    CollectiveTask get_return_object() noexcept {
+      return CollectiveTask(Handle::from_promise(*this));
+    }
+    // Starts on its first step, not when called: the caller owns it first.
+    // (Members, not static: the coroutine calls them on the promise.)
+    // NOLINTNEXTLINE(readability-convert-member-functions-to-static)
+    std::suspend_always initial_suspend() noexcept { return {}; }
+    // NOLINTNEXTLINE(readability-convert-member-functions-to-static)
+    std::suspend_always final_suspend() noexcept { return {}; }
+    void return_void() noexcept {}
+    void unhandled_exception() noexcept { error = std::current_exception(); }
+  };
+
+  CollectiveTask() = default;
+  ~CollectiveTask() {
+    if (handle_) {
+      handle_.destroy();  // an unfinished one drops its transfers (Request's destructor)
+    }
+  }
+  CollectiveTask(CollectiveTask&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
+  CollectiveTask& operator=(CollectiveTask&& other) noexcept {
+    if (this != &other) {
+      if (handle_) {
+        handle_.destroy();
+      }
+      handle_ = std::exchange(other.handle_, {});
+    }
+    return *this;
+  }
+  CollectiveTask(const CollectiveTask&) = delete;
+  CollectiveTask& operator=(const CollectiveTask&) = delete;
+
+  [[nodiscard]] explicit operator bool() const noexcept { return static_cast<bool>(handle_); }
+
+  // Runs the task as far as it goes without waiting: resumes it while what
+  // it awaits has finished. Returns whether it has ended, well or not;
+  // never throws (an error is kept for rethrow()).
+  bool step() noexcept {
+    promise_type& promise = handle_.promise();
+    while (!handle_.done()) {
+      if (promise.inner != nullptr) {
+        if (!promise.inner->step()) {
+          return false;
+        }
+        promise.inner = nullptr;
+      } else if (!promise.awaited.empty()) {
+        for (const Request& request : promise.awaited) {
+          if (!RequestAccess::done(request)) {
+            return false;
+          }
+        }
+        promise.awaited = {};
+      }
+      handle_.resume();
+    }
+    return true;
+  }
+
+  // After step() returned true: throws what the task threw, if it did.
+  void rethrow() const {
+    if (const std::exception_ptr& error = handle_.promise().error) {
+      std::rethrow_exception(error);
+    }
+  }
+
+  // co_await on a task runs it inside the awaiting one; its error is thrown
+  // there.
+  auto operator co_await() & noexcept {
+    struct Awaiter {
+      CollectiveTask& task;
+      bool await_ready() noexcept { return task.step(); }
+      void await_suspend(Handle outer) noexcept { outer.promise().inner = &task; }
+      void await_resume() const { task.rethrow(); }
+    };
+    return Awaiter{*this};
+  }
+  auto operator co_await() && noexcept { return operator co_await(); }
+
+ private:
+  explicit CollectiveTask(Handle handle) noexcept : handle_(handle) {}
+
+  Handle handle_;
+};
+
+// co_await Transfers{requests}: suspends until every request has finished,
+// then finishes them (throwing the first failure's typed error).
+struct Transfers {
+  std::span<Request> requests;
+
+  [[nodiscard]] bool await_ready() const noexcept {
+    return std::ranges::all_of(requests,
+                               [](const Request& request) { return RequestAccess::done(request); });
+  }
+  void await_suspend(CollectiveTask::Handle task) const noexcept {
+    task.promise().awaited = requests;
+  }
+  void await_resume() const {
+    for (Request& request : requests) {
+      RequestAccess::finish(request);
+    }
+  }
+};
+
+}  // namespace railyard::comm::detail

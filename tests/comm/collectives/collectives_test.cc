@@ -1,0 +1,348 @@
+// Every collective algorithm, forced by name, on ranks run as threads of
+// this process (each with its own endpoint on two loopback rails), for
+// several rank counts (powers of two and not) and vector lengths (empty, one
+// element, odd, and past the rendezvous threshold), in place and not,
+// blocking and not, against a reference computed here.
+#include "railyard/comm/collectives/collectives.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "railyard/comm/errors.h"
+#include "thread_ranks.h"
+
+namespace railyard::comm {
+namespace {
+
+using testing::expect_clean;
+using testing::run_ranks;
+using namespace std::chrono_literals;
+
+// Lengths in elements: empty, one, odd, and 1 MiB of floats plus 3 (past
+// the rendezvous threshold, and not a multiple of any rank count here).
+constexpr std::size_t kCounts[] = {0, 1, 7, 1027, (std::size_t{1} << 18) + 3};
+
+// A value every rank can compute for (rank, element), exact in float so that
+// any order of summing gives the same sum.
+float value(int rank, std::size_t i) {
+  return static_cast<float>((rank + 1) * static_cast<int>(i % 13) - rank);
+}
+
+// An algorithm on a number of ranks, which talk over shared memory (the
+// ranks share this host) or, with `rails`, over the loopback rails.
+struct Case {
+  std::string algorithm;
+  int ranks;
+  bool rails = false;
+
+  [[nodiscard]] CollectiveOptions forced() const { return CollectiveOptions{algorithm}; }
+  [[nodiscard]] CommunicatorOptions communicator() const {
+    CommunicatorOptions options;
+    // A rank that fails a check leaves; the others then end with an error
+    // instead of waiting for it until the test's own timeout.
+    options.timeout = std::chrono::seconds(60);
+    options.shared_memory = rails ? SharedMemoryMode::kOff : SharedMemoryMode::kAuto;
+    return options;
+  }
+};
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  return info.param.algorithm + "_" + std::to_string(info.param.ranks) + "ranks" +
+         (info.param.rails ? "_rails" : "");
+}
+
+class AllreduceAlgorithm : public ::testing::TestWithParam<Case> {};
+
+TEST_P(AllreduceAlgorithm, SumsAndMaximaMatchTheReferenceInPlaceAndNot) {
+  const Case c = GetParam();
+  const CollectiveOptions options = c.forced();
+  expect_clean(run_ranks(
+      c.ranks,
+      [&](Communicator& comm) {
+        for (const std::size_t count : kCounts) {
+          std::vector<float> in(count);
+          for (std::size_t i = 0; i < count; ++i) {
+            in[i] = value(comm.rank(), i);
+          }
+          std::vector<float> out(count, -1.0F);
+          allreduce(comm, in.data(), out.data(), count, DataType::kFloat32, ReduceOp::kSum,
+                    options);
+          std::vector<std::int32_t> maxima(count);
+          for (std::size_t i = 0; i < count; ++i) {
+            maxima[i] = static_cast<std::int32_t>(value(comm.rank(), i));
+          }
+          // In place, and through the non-blocking form.
+          Request pending = iallreduce(comm, kInPlace, maxima.data(), count, DataType::kInt32,
+                                       ReduceOp::kMax, options);
+          pending.wait();
+          for (std::size_t i = 0; i < count; ++i) {
+            float sum = 0;
+            std::int32_t top = INT32_MIN;
+            for (int r = 0; r < comm.size(); ++r) {
+              sum += value(r, i);
+              top = std::max(top, static_cast<std::int32_t>(value(r, i)));
+            }
+            ASSERT_EQ(out[i], sum) << "count " << count << ", element " << i;
+            ASSERT_EQ(maxima[i], top) << "count " << count << ", element " << i;
+          }
+        }
+      },
+      c.communicator()));
+}
+
+// Random floats, whose sum depends on the order of adding: every rank must
+// still get the same bits.
+TEST_P(AllreduceAlgorithm, FloatResultsAreBitwiseEqualOnEveryRank) {
+  const Case c = GetParam();
+  constexpr std::size_t kCount = 40009;
+  std::vector<std::vector<std::uint32_t>> results(static_cast<std::size_t>(c.ranks));
+  expect_clean(run_ranks(
+      c.ranks,
+      [&](Communicator& comm) {
+        std::mt19937 random(static_cast<unsigned>(comm.rank()) + 1U);
+        std::uniform_real_distribution<float> any(-1e3F, 1e3F);
+        std::vector<float> data(kCount);
+        for (float& x : data) {
+          x = any(random);
+        }
+        allreduce(comm, kInPlace, data.data(), kCount, DataType::kFloat32, ReduceOp::kSum,
+                  c.forced());
+        auto& mine = results[static_cast<std::size_t>(comm.rank())];
+        for (const float x : data) {
+          mine.push_back(std::bit_cast<std::uint32_t>(x));
+        }
+      },
+      c.communicator()));
+  for (int r = 1; r < c.ranks; ++r) {
+    EXPECT_EQ(results[static_cast<std::size_t>(r)], results[0]) << "rank " << r;
+  }
+}
+
+std::vector<Case> cases_of(Collective collective) {
+  std::vector<Case> out;
+  for (const Algorithm& algorithm : all_algorithms()) {
+    if (algorithm.collective == collective) {
+      for (const int ranks : {1, 2, 3, 5, 8}) {
+        out.push_back(Case{std::string(algorithm.name), ranks});
+      }
+      for (const int ranks : {3, 4}) {
+        out.push_back(Case{std::string(algorithm.name), ranks, true});
+      }
+    }
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Collectives, AllreduceAlgorithm,
+                         ::testing::ValuesIn(cases_of(Collective::kAllreduce)), case_name);
+
+class BcastAlgorithm : public ::testing::TestWithParam<Case> {};
+
+TEST_P(BcastAlgorithm, EveryRankGetsTheRootsVectorFromAnyRoot) {
+  const Case c = GetParam();
+  expect_clean(run_ranks(
+      c.ranks,
+      [&](Communicator& comm) {
+        for (const int root : {0, comm.size() - 1, comm.size() / 2}) {
+          for (const std::size_t count : kCounts) {
+            std::vector<std::uint8_t> data(count, 0);
+            if (comm.rank() == root) {
+              for (std::size_t i = 0; i < count; ++i) {
+                data[i] = static_cast<std::uint8_t>(i * 7 + static_cast<std::size_t>(root));
+              }
+            }
+            bcast(comm, data.data(), count, DataType::kUint8, root, c.forced());
+            for (std::size_t i = 0; i < count; ++i) {
+              ASSERT_EQ(data[i], static_cast<std::uint8_t>(i * 7 + static_cast<std::size_t>(root)))
+                  << "root " << root << ", count " << count << ", element " << i;
+            }
+          }
+        }
+      },
+      c.communicator()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Collectives, BcastAlgorithm,
+                         ::testing::ValuesIn(cases_of(Collective::kBcast)), case_name);
+
+class AllgatherAlgorithm : public ::testing::TestWithParam<Case> {};
+
+TEST_P(AllgatherAlgorithm, EveryRankGetsEveryBlockInRankOrder) {
+  const Case c = GetParam();
+  expect_clean(run_ranks(
+      c.ranks,
+      [&](Communicator& comm) {
+        const auto size = static_cast<std::size_t>(comm.size());
+        for (const std::size_t count :
+             {std::size_t{0}, std::size_t{1}, std::size_t{1027}, std::size_t{70001}}) {
+          for (const bool in_place : {false, true}) {
+            std::vector<std::uint64_t> mine(count);
+            std::vector<std::uint64_t> all(count * size, 0);
+            for (std::size_t i = 0; i < count; ++i) {
+              mine[i] = (static_cast<std::uint64_t>(comm.rank()) << 32) | i;
+            }
+            if (in_place) {
+              std::copy(mine.begin(), mine.end(),
+                        all.begin() + static_cast<std::ptrdiff_t>(
+                                          count * static_cast<std::size_t>(comm.rank())));
+            }
+            Request pending = iallgather(comm, in_place ? kInPlace : mine.data(), all.data(), count,
+                                         DataType::kUint64, c.forced());
+            pending.wait();
+            for (std::size_t r = 0; r < size; ++r) {
+              for (std::size_t i = 0; i < count; ++i) {
+                ASSERT_EQ(all[r * count + i], (r << 32) | i)
+                    << "block " << r << ", count " << count;
+              }
+            }
+          }
+        }
+      },
+      c.communicator()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Collectives, AllgatherAlgorithm,
+                         ::testing::ValuesIn(cases_of(Collective::kAllgather)), case_name);
+
+class ReduceScatterAlgorithm : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ReduceScatterAlgorithm, RankRGetsBlockROfTheSum) {
+  const Case c = GetParam();
+  expect_clean(run_ranks(
+      c.ranks,
+      [&](Communicator& comm) {
+        const auto size = static_cast<std::size_t>(comm.size());
+        for (const std::size_t count :
+             {std::size_t{0}, std::size_t{1}, std::size_t{1027}, std::size_t{70001}}) {
+          for (const bool in_place : {false, true}) {
+            std::vector<std::int64_t> in(count * size);
+            for (std::size_t j = 0; j < in.size(); ++j) {
+              in[j] = static_cast<std::int64_t>(j) * (comm.rank() + 1);
+            }
+            std::vector<std::int64_t> out(in_place ? 0 : count);
+            std::int64_t* result = in_place ? in.data() : out.data();
+            reduce_scatter(comm, in_place ? kInPlace : in.data(), result, count, DataType::kInt64,
+                           ReduceOp::kSum, c.forced());
+            const auto ranks = static_cast<std::int64_t>(size);
+            for (std::size_t i = 0; i < count; ++i) {
+              const auto j =
+                  static_cast<std::int64_t>(static_cast<std::size_t>(comm.rank()) * count + i);
+              ASSERT_EQ(result[i], j * ranks * (ranks + 1) / 2) << "count " << count << ", i " << i;
+            }
+          }
+        }
+      },
+      c.communicator()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Collectives, ReduceScatterAlgorithm,
+                         ::testing::ValuesIn(cases_of(Collective::kReduceScatter)), case_name);
+
+class BarrierAlgorithm : public ::testing::TestWithParam<Case> {};
+
+// No rank leaves a barrier before every rank has arrived at it.
+TEST_P(BarrierAlgorithm, NoRankLeavesBeforeAllHaveArrived) {
+  const Case c = GetParam();
+  std::atomic<int> arrived{0};
+  expect_clean(run_ranks(
+      c.ranks,
+      [&](Communicator& comm) {
+        for (int round = 1; round <= 5; ++round) {
+          if (comm.rank() == round % comm.size()) {
+            std::this_thread::sleep_for(20ms);  // one rank late each round
+          }
+          arrived.fetch_add(1);
+          barrier(comm, c.forced());
+          EXPECT_GE(arrived.load(), round * comm.size()) << "round " << round;
+          barrier(comm, c.forced());  // all have checked before the next round
+        }
+      },
+      c.communicator()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Collectives, BarrierAlgorithm,
+                         ::testing::ValuesIn(cases_of(Collective::kBarrier)), case_name);
+
+// Several non-blocking collectives in flight at once, with the program's
+// own messages between them: none takes another's messages.
+TEST(Collectives, NonBlockingOnesOverlapEachOtherAndPointToPointTraffic) {
+  expect_clean(run_ranks(4, [](Communicator& comm) {
+    constexpr std::size_t kCount = 20000;
+    std::vector<float> a(kCount, static_cast<float>(comm.rank()));
+    std::vector<float> b(kCount, 1.0F);
+    std::vector<std::uint32_t> gathered(4);
+    const std::uint32_t me = 100U + static_cast<std::uint32_t>(comm.rank());
+    std::array<Request, 5> requests{
+        iallreduce(comm, kInPlace, a.data(), kCount, DataType::kFloat32, ReduceOp::kSum,
+                   CollectiveOptions{"ring"}),
+        iallreduce(comm, kInPlace, b.data(), kCount, DataType::kFloat32, ReduceOp::kSum,
+                   CollectiveOptions{"recursive_doubling"}),
+        iallgather(comm, &me, gathered.data(), 1, DataType::kUint32), Request(), Request()};
+    // Point to point on tag 0 around the ring while they run.
+    const int next = (comm.rank() + 1) % 4;
+    const int previous = (comm.rank() + 3) % 4;
+    int token = comm.rank();
+    int from_previous = -1;
+    requests[3] = comm.irecv(&from_previous, sizeof(from_previous), previous, 0);
+    requests[4] = comm.isend(&token, sizeof(token), next, 0);
+    Request::wait_all(requests);
+    EXPECT_EQ(from_previous, previous);
+    EXPECT_EQ(a[0], 6.0F);
+    EXPECT_EQ(a[kCount - 1], 6.0F);
+    EXPECT_EQ(b[kCount / 2], 4.0F);
+    EXPECT_EQ(gathered, (std::vector<std::uint32_t>{100, 101, 102, 103}));
+  }));
+}
+
+// Ranks that disagree on the count: an error, not a hang (the communicator's
+// timeout bounds the ranks that wait for a message that will not come).
+TEST(Collectives, RanksThatDisagreeOnTheCountGetAnErrorNotAHang) {
+  CommunicatorOptions options;
+  options.timeout = 5s;
+  const auto errors = run_ranks(
+      3,
+      [](Communicator& comm) {
+        const std::size_t count = comm.rank() == 1 ? 5000 : 4000;
+        std::vector<float> data(count, 1.0F);
+        allreduce(comm, kInPlace, data.data(), count, DataType::kFloat32, ReduceOp::kSum,
+                  CollectiveOptions{"ring"});
+      },
+      options);
+  bool named = false;
+  for (const std::string& error : errors) {
+    EXPECT_FALSE(error.empty()) << "a rank finished an allreduce the others disagreed on";
+    named = named || error.find("different counts") != std::string::npos ||
+            error.find("longer than the receive buffer") != std::string::npos;
+  }
+  EXPECT_TRUE(named) << errors[0] << " | " << errors[1] << " | " << errors[2];
+}
+
+TEST(Collectives, BadArgumentsAreUsageErrorsNamingThem) {
+  expect_clean(run_ranks(1, [](Communicator& comm) {
+    float x = 0;
+    EXPECT_THROW(allreduce(comm, &x, &x, 1, DataType::kFloat32, ReduceOp::kBor), UsageError);
+    EXPECT_THROW(allreduce(comm, nullptr, &x, 1, DataType::kFloat32, ReduceOp::kSum), UsageError);
+    try {
+      bcast(comm, &x, 1, DataType::kFloat32, 3);
+      ADD_FAILURE() << "root 3 of 1 rank accepted";
+    } catch (const UsageError& error) {
+      EXPECT_NE(std::string(error.what()).find("root 3"), std::string::npos) << error.what();
+    }
+    EXPECT_THROW(barrier(comm, CollectiveOptions{"tournament"}), UsageError);
+    // Nothing at all to do is no error.
+    allreduce(comm, nullptr, nullptr, 0, DataType::kFloat32, ReduceOp::kSum);
+  }));
+}
+
+}  // namespace
+}  // namespace railyard::comm
