@@ -384,14 +384,27 @@ int run(int argc, char** argv) {
       hosts.rails_a.size(), hosts.netns_a.empty() ? "(this host)" : hosts.netns_a, rails_a,
       hosts.netns_b.empty() ? "(this host)" : hosts.netns_b, rails_b, window);
   // Every round measures every subject once; rounds interleave so a noisy
-  // stretch of time spreads over all subjects.
+  // stretch of time spreads over all subjects. Each round starts at another
+  // subject (round r at the (r * n / rounds)-th of n), so that no subject is
+  // always measured at the same point of a round: on this machine the
+  // subjects run late in a round were seen to be slower, in every round.
+  const std::size_t runs = subjects.size() + (wants("openmpi") ? 1 : 0);
   std::vector<std::vector<SubjectResult>> by_round;
   for (std::size_t round = 0; round < rounds; ++round) {
-    std::vector<SubjectResult> results;
-    for (const auto& subject : subjects) {
+    std::vector<SubjectResult> results(runs);
+    const std::size_t first = round * runs / rounds;
+    for (std::size_t k = 0; k < runs; ++k) {
+      const std::size_t index = (first + k) % runs;
+      if (index == subjects.size()) {
+        std::cerr << fmt::format("railyard-mrail-bench: round {}/{}: openmpi\n", round + 1, rounds);
+        results[index] =
+            run_openmpi(hosts, settings, openmpi, std::chrono::seconds(subject_limit_s));
+        continue;
+      }
+      const Subject& subject = subjects[index];
       const bool ofi_mrail = subject.kind == Subject::Kind::kOfiMrail;
       if (ofi_mrail && round > 0) {
-        results.push_back(by_round.front()[results.size()]);  // once is enough to fail
+        results[index] = by_round.front()[index];  // once is enough to fail
         continue;
       }
       const auto limit = std::chrono::seconds(ofi_mrail ? ofi_mrail_limit_s : subject_limit_s);
@@ -399,12 +412,7 @@ int run(int argc, char** argv) {
       subject_settings.latency = subject.kind != Subject::Kind::kParallelRails;
       std::cerr << fmt::format("railyard-mrail-bench: round {}/{}: {}\n", round + 1, rounds,
                                subject.name);
-      results.push_back(run_subject(subject, hosts, subject_settings, limit));
-    }
-    if (wants("openmpi")) {
-      std::cerr << fmt::format("railyard-mrail-bench: round {}/{}: openmpi\n", round + 1, rounds);
-      results.push_back(
-          run_openmpi(hosts, settings, openmpi, std::chrono::seconds(subject_limit_s)));
+      results[index] = run_subject(subject, hosts, subject_settings, limit);
     }
     by_round.push_back(std::move(results));
   }
