@@ -16,10 +16,10 @@
 namespace railyard::comm {
 namespace {
 
-constexpr std::array<std::string_view, 5> kCollectiveNames{"barrier", "bcast", "allreduce",
-                                                           "allgather", "reduce_scatter"};
+constexpr std::array<std::string_view, 7> kCollectiveNames{
+    "barrier", "bcast", "allreduce", "allgather", "reduce_scatter", "reduce", "alltoall"};
 
-constexpr std::array<Algorithm, 6> kAlgorithms{{
+constexpr std::array<Algorithm, 8> kAlgorithms{{
     {Collective::kBarrier, "dissemination",
      "ceil(log2 p) rounds; in round k each rank signals the rank 2^k after it",
      detail::barrier_dissemination},
@@ -37,7 +37,16 @@ constexpr std::array<Algorithm, 6> kAlgorithms{{
     {Collective::kReduceScatter, "ring",
      "p-1 steps, each reducing one block into what the previous rank passed on",
      detail::reduce_scatter_ring},
+    {Collective::kReduce, "binomial",
+     "binomial tree into the root: ceil(log2 p) steps, the whole vector each",
+     detail::reduce_binomial},
+    {Collective::kAlltoall, "pairwise",
+     "p-1 steps; in step s each rank sends to rank r+s and receives from rank r-s",
+     detail::alltoall_pairwise},
 }};
+
+// The end of a range that has none ("inf").
+constexpr std::uint64_t kNoEnd = std::numeric_limits<std::uint64_t>::max();
 
 // Below this an allreduce takes recursive doubling: its log2(p) steps beat
 // the ring's 2(p-1) while the vector is small (UCC switches at 4 KiB,
@@ -104,10 +113,12 @@ AlgorithmTable::AlgorithmTable(std::string_view input, std::string_view spec) : 
     }
     const std::vector<std::string_view> bounds = split(trim(parts[1]), '-');
     const auto from = bounds.size() == 2 ? try_parse_size(trim(bounds[0])) : std::nullopt;
-    const bool open_end = bounds.size() == 2 && trim(bounds[1]) == "inf";
-    const auto to = bounds.size() == 2 && !open_end ? try_parse_size(trim(bounds[1]))
-                                                    : std::optional<std::uint64_t>();
-    if (!from || (!open_end && (!to || *to <= *from))) {
+    // "inf": no end.
+    std::optional<std::uint64_t> to;
+    if (bounds.size() == 2) {
+      to = trim(bounds[1]) == "inf" ? kNoEnd : try_parse_size(trim(bounds[1]));
+    }
+    if (!from || !to || *to <= *from) {
       throw ConfigError(variable, std::string(spec),
                         fmt::format("entry '{}' has the range '{}'; expected FROM-TO in bytes "
                                     "(k, m, g suffixes) with FROM below TO, or FROM-inf",
@@ -125,8 +136,7 @@ AlgorithmTable::AlgorithmTable(std::string_view input, std::string_view spec) : 
                         fmt::format("entry '{}' names no {} algorithm '{}'; there are {}", entry,
                                     to_string(*collective), name, names_of(*collective)));
     }
-    overrides_.push_back(Override{
-        *collective, *from, open_end ? std::numeric_limits<std::uint64_t>::max() : *to, chosen});
+    overrides_.push_back(Override{*collective, *from, *to, chosen});
   }
 }
 
@@ -141,7 +151,7 @@ const Algorithm& AlgorithmTable::choose(Collective collective, std::size_t bytes
                                         int ranks) const noexcept {
   for (const Override& entry : overrides_) {
     if (entry.collective == collective && bytes >= entry.from &&
-        (bytes < entry.to || entry.to == std::numeric_limits<std::uint64_t>::max())) {
+        (bytes < entry.to || entry.to == kNoEnd)) {
       return *entry.algorithm;
     }
   }
@@ -149,7 +159,10 @@ const Algorithm& AlgorithmTable::choose(Collective collective, std::size_t bytes
     case Collective::kBarrier:
       return algorithm(collective, "dissemination");
     case Collective::kBcast:
+    case Collective::kReduce:
       return algorithm(collective, "binomial");
+    case Collective::kAlltoall:
+      return algorithm(collective, "pairwise");
     case Collective::kAllreduce:
       // The ring needs at least an element per rank to share out.
       return algorithm(collective,

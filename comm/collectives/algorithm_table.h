@@ -27,9 +27,12 @@ enum class Collective : std::uint8_t {
   kAllreduce,
   kAllgather,
   kReduceScatter,
+  kReduce,
+  kAlltoall,
 };
 
-// "barrier", "bcast", "allreduce", "allgather", "reduce_scatter".
+// "barrier", "bcast", "allreduce", "allgather", "reduce_scatter", "reduce",
+// "alltoall".
 [[nodiscard]] std::string_view to_string(Collective collective) noexcept;
 [[nodiscard]] std::optional<Collective> collective_named(std::string_view name) noexcept;
 
@@ -38,12 +41,14 @@ enum class Collective : std::uint8_t {
 struct CollectiveArgs {
   const void* send = nullptr;  // not read when in place
   void* recv = nullptr;
-  std::size_t count = 0;  // allreduce, bcast: the vector; allgather, reduce_scatter: per rank
+  // allreduce, bcast, reduce: the vector; allgather, reduce_scatter,
+  // alltoall: per rank (block)
+  std::size_t count = 0;
   DataType type = DataType::kUint8;
   ReduceOp op = ReduceOp::kSum;
   int root = 0;
-  // allreduce: the input is in recv; allgather: this rank's block is in
-  // place in recv; reduce_scatter: the input (every block) is in recv.
+  // allreduce, reduce (at the root), reduce_scatter, alltoall: the input is
+  // in recv; allgather: this rank's block is in place in recv.
   bool in_place = false;
 };
 

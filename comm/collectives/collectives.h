@@ -69,4 +69,21 @@ void reduce_scatter(const Communicator& comm, const void* send, void* recv, std:
                                       std::size_t count, DataType type, ReduceOp op,
                                       const CollectiveOptions& options = {});
 
+// The root's `recv` = the element-wise reduction of every rank's `count`
+// elements at `send` (at the root, kInPlace: at recv); `recv` is not used
+// on the other ranks.
+void reduce(const Communicator& comm, const void* send, void* recv, std::size_t count,
+            DataType type, ReduceOp op, int root, const CollectiveOptions& options = {});
+[[nodiscard]] Request ireduce(const Communicator& comm, const void* send, void* recv,
+                              std::size_t count, DataType type, ReduceOp op, int root,
+                              const CollectiveOptions& options = {});
+
+// Block r of `send` (size blocks of `count` elements; kInPlace: of recv)
+// to rank r, whose block from this rank lands at block `rank` of `recv`.
+void alltoall(const Communicator& comm, const void* send, void* recv, std::size_t count,
+              DataType type, const CollectiveOptions& options = {});
+[[nodiscard]] Request ialltoall(const Communicator& comm, const void* send, void* recv,
+                                std::size_t count, DataType type,
+                                const CollectiveOptions& options = {});
+
 }  // namespace railyard::comm

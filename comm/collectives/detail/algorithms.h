@@ -17,6 +17,8 @@ CollectiveTask allreduce_recursive_doubling(Channel channel, CollectiveArgs args
 CollectiveTask allreduce_ring(Channel channel, CollectiveArgs args);
 CollectiveTask allgather_ring(Channel channel, CollectiveArgs args);
 CollectiveTask reduce_scatter_ring(Channel channel, CollectiveArgs args);
+CollectiveTask reduce_binomial(Channel channel, CollectiveArgs args);
+CollectiveTask alltoall_pairwise(Channel channel, CollectiveArgs args);
 
 // The ring steps the ring algorithms share. `channel` must outlive the task
 // (it is the caller's, which awaits the task).

@@ -24,7 +24,7 @@ TEST(AlgorithmTable, EveryAlgorithmHasAUniqueNameAndADescription) {
   }
   for (const Collective collective :
        {Collective::kBarrier, Collective::kBcast, Collective::kAllreduce, Collective::kAllgather,
-        Collective::kReduceScatter}) {
+        Collective::kReduceScatter, Collective::kReduce, Collective::kAlltoall}) {
     EXPECT_EQ(collective_named(to_string(collective)), collective);
   }
 }
@@ -36,6 +36,8 @@ TEST(AlgorithmTable, TheBuiltInChoiceGoesBySizeAndRanks) {
   // Two ranks: the ring's two steps move what one swap moves.
   EXPECT_EQ(table.choose(Collective::kAllreduce, 64 << 20, 2).name, "recursive_doubling");
   EXPECT_EQ(table.choose(Collective::kBarrier, 0, 5).name, "dissemination");
+  EXPECT_EQ(table.choose(Collective::kReduce, 1 << 20, 5).name, "binomial");
+  EXPECT_EQ(table.choose(Collective::kAlltoall, 1 << 20, 5).name, "pairwise");
 }
 
 TEST(AlgorithmTable, OverridesApplyToTheirRangesOnly) {

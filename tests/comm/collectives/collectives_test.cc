@@ -248,6 +248,92 @@ TEST_P(ReduceScatterAlgorithm, RankRGetsBlockROfTheSum) {
 INSTANTIATE_TEST_SUITE_P(Collectives, ReduceScatterAlgorithm,
                          ::testing::ValuesIn(cases_of(Collective::kReduceScatter)), case_name);
 
+class ReduceAlgorithm : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ReduceAlgorithm, TheRootGetsTheReductionFromAnyRoot) {
+  const Case c = GetParam();
+  expect_clean(run_ranks(
+      c.ranks,
+      [&](Communicator& comm) {
+        for (const int root : {0, comm.size() - 1, comm.size() / 2}) {
+          for (const std::size_t count : kCounts) {
+            for (const bool in_place : {false, true}) {
+              std::vector<double> in(count);
+              for (std::size_t i = 0; i < count; ++i) {
+                in[i] = static_cast<double>(value(comm.rank(), i));
+              }
+              const bool at_root = comm.rank() == root;
+              std::vector<double> out(at_root ? count : 0, -7.0);
+              const void* send = in.data();
+              if (at_root && in_place) {
+                out = in;
+                send = kInPlace;
+              }
+              Request pending = ireduce(comm, send, out.data(), count, DataType::kFloat64,
+                                        ReduceOp::kSum, root, c.forced());
+              pending.wait();
+              for (std::size_t i = 0; i < out.size(); ++i) {
+                double sum = 0;
+                for (int r = 0; r < comm.size(); ++r) {
+                  sum += value(r, i);
+                }
+                ASSERT_EQ(out[i], sum) << "root " << root << ", count " << count << ", i " << i;
+              }
+            }
+          }
+        }
+      },
+      c.communicator()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Collectives, ReduceAlgorithm,
+                         ::testing::ValuesIn(cases_of(Collective::kReduce)), case_name);
+
+class AlltoallAlgorithm : public ::testing::TestWithParam<Case> {};
+
+TEST_P(AlltoallAlgorithm, BlockROfEveryRankReachesRankR) {
+  const Case c = GetParam();
+  expect_clean(run_ranks(
+      c.ranks,
+      [&](Communicator& comm) {
+        const auto size = static_cast<std::size_t>(comm.size());
+        const auto me = static_cast<std::uint32_t>(comm.rank());
+        for (const std::size_t count :
+             {std::size_t{0}, std::size_t{1}, std::size_t{1027}, std::size_t{70001}}) {
+          for (const bool in_place : {false, true}) {
+            // Element i of the block for rank r: (me, r, i).
+            const auto element = [](std::uint32_t from, std::size_t to, std::size_t i) {
+              return (from << 24) ^ static_cast<std::uint32_t>(to << 16) ^
+                     static_cast<std::uint32_t>(i);
+            };
+            std::vector<std::uint32_t> in(count * size);
+            for (std::size_t r = 0; r < size; ++r) {
+              for (std::size_t i = 0; i < count; ++i) {
+                in[r * count + i] = element(me, r, i);
+              }
+            }
+            std::vector<std::uint32_t> out(count * size, 0);
+            if (in_place) {
+              out = in;
+            }
+            alltoall(comm, in_place ? kInPlace : in.data(), out.data(), count, DataType::kUint32,
+                     c.forced());
+            for (std::size_t r = 0; r < size; ++r) {
+              for (std::size_t i = 0; i < count; ++i) {
+                ASSERT_EQ(out[r * count + i],
+                          element(static_cast<std::uint32_t>(r), comm.rank(), i))
+                    << "from " << r << ", count " << count << ", i " << i;
+              }
+            }
+          }
+        }
+      },
+      c.communicator()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Collectives, AlltoallAlgorithm,
+                         ::testing::ValuesIn(cases_of(Collective::kAlltoall)), case_name);
+
 class BarrierAlgorithm : public ::testing::TestWithParam<Case> {};
 
 // No rank leaves a barrier before every rank has arrived at it.
