@@ -8,19 +8,11 @@ namespace railyard::comm {
 Request iallgather(const Communicator& comm, const void* send, void* recv, std::size_t count,
                    DataType type, const CollectiveOptions& options) {
   const std::size_t bytes = count * size_of(type);
-  const bool in_place = send == kInPlace;
-  if (!in_place) {
-    detail::check_buffer(send, bytes, "allgather", "send");
-  }
-  detail::check_buffer(recv, bytes * static_cast<std::size_t>(comm.size()), "allgather", "receive");
-  CollectiveArgs args;
-  args.send = send;
-  args.recv = recv;
-  args.count = count;
-  args.type = type;
-  args.in_place = in_place;
-  return detail::launch(comm, Collective::kAllgather, args,
-                        bytes * static_cast<std::size_t>(comm.size()), options);
+  const std::size_t whole = bytes * static_cast<std::size_t>(comm.size());
+  const CollectiveArgs args{
+      .send = send, .recv = recv, .count = count, .type = type, .in_place = send == kInPlace};
+  detail::check_buffers(args, bytes, whole, "allgather");
+  return detail::launch(comm, Collective::kAllgather, args, whole, options);
 }
 
 void allgather(const Communicator& comm, const void* send, void* recv, std::size_t count,

@@ -10,17 +10,9 @@ Request iallreduce(const Communicator& comm, const void* send, void* recv, std::
   check_pairing(type, op, "allreduce");
   const std::size_t bytes = count * size_of(type);
   const bool in_place = send == kInPlace || send == recv;
-  if (!in_place) {
-    detail::check_buffer(send, bytes, "allreduce", "send");
-  }
-  detail::check_buffer(recv, bytes, "allreduce", "receive");
-  CollectiveArgs args;
-  args.send = in_place ? recv : send;
-  args.recv = recv;
-  args.count = count;
-  args.type = type;
-  args.op = op;
-  args.in_place = in_place;
+  const CollectiveArgs args{
+      .send = send, .recv = recv, .count = count, .type = type, .op = op, .in_place = in_place};
+  detail::check_buffers(args, bytes, bytes, "allreduce");
   return detail::launch(comm, Collective::kAllreduce, args, bytes, options);
 }
 

@@ -7,17 +7,9 @@ namespace railyard::comm {
 Request ialltoall(const Communicator& comm, const void* send, void* recv, std::size_t count,
                   DataType type, const CollectiveOptions& options) {
   const std::size_t whole = count * size_of(type) * static_cast<std::size_t>(comm.size());
-  const bool in_place = send == kInPlace;
-  if (!in_place) {
-    detail::check_buffer(send, whole, "alltoall", "send");
-  }
-  detail::check_buffer(recv, whole, "alltoall", "receive");
-  CollectiveArgs args;
-  args.send = send;
-  args.recv = recv;
-  args.count = count;
-  args.type = type;
-  args.in_place = in_place;
+  const CollectiveArgs args{
+      .send = send, .recv = recv, .count = count, .type = type, .in_place = send == kInPlace};
+  detail::check_buffers(args, whole, whole, "alltoall");
   return detail::launch(comm, Collective::kAlltoall, args, whole, options);
 }
 

@@ -7,15 +7,11 @@ namespace railyard::comm {
 Request ibcast(const Communicator& comm, void* buffer, std::size_t count, DataType type, int root,
                const CollectiveOptions& options) {
   const std::size_t bytes = count * size_of(type);
-  detail::check_buffer(buffer, bytes, "bcast", "data");
   detail::check_root(comm, root, "bcast");
-  CollectiveArgs args;
-  args.send = buffer;
-  args.recv = buffer;
-  args.count = count;
-  args.type = type;
-  args.root = root;
-  args.in_place = true;
+  // One buffer, read at the root and written elsewhere: "in place".
+  const CollectiveArgs args{
+      .send = buffer, .recv = buffer, .count = count, .type = type, .root = root, .in_place = true};
+  detail::check_buffer(buffer, bytes, "bcast", "data");
   return detail::launch(comm, Collective::kBcast, args, bytes, options);
 }
 

@@ -10,21 +10,15 @@ Request ireduce(const Communicator& comm, const void* send, void* recv, std::siz
   detail::check_root(comm, root, "reduce");
   const std::size_t bytes = count * size_of(type);
   const bool at_root = comm.rank() == root;
-  const bool in_place = at_root && (send == kInPlace || send == recv);
-  if (!in_place) {
-    detail::check_buffer(send, bytes, "reduce", "send");
-  }
-  if (at_root) {
-    detail::check_buffer(recv, bytes, "reduce", "receive");
-  }
-  CollectiveArgs args;
-  args.send = send;
-  args.recv = recv;
-  args.count = count;
-  args.type = type;
-  args.op = op;
-  args.root = root;
-  args.in_place = in_place;
+  const CollectiveArgs args{.send = send,
+                            .recv = recv,
+                            .count = count,
+                            .type = type,
+                            .op = op,
+                            .root = root,
+                            .in_place = at_root && (send == kInPlace || send == recv)};
+  // Only the root's receive buffer is used.
+  detail::check_buffers(args, bytes, at_root ? bytes : 0, "reduce");
   return detail::launch(comm, Collective::kReduce, args, bytes, options);
 }
 

@@ -1,8 +1,7 @@
-// Reduce to the root up a binomial tree: ranks numbered from the root; in
-// step k a rank whose number has bit k set sends its partial result to the
-// rank without it and leaves, the other adds what it receives (its own
-// partial on the left, the higher-numbered rank's on the right). ceil(log2
-// p) steps, the whole vector each; for small vectors. Any p.
+// Reduce to the root up a binomial tree rooted at it (detail/patterns.h):
+// a rank adds what each child sends, the nearest child first (its own
+// partial on the left), then sends its partial to its parent. ceil(log2 p)
+// steps, the whole vector each; for small vectors. Any p.
 #include <array>
 #include <cstring>
 #include <vector>
@@ -13,37 +12,33 @@
 namespace railyard::comm::detail {
 
 CollectiveTask reduce_binomial(Channel channel, CollectiveArgs args) {
-  const int size = channel.size();
-  const int relative = (channel.rank() - args.root + size) % size;
+  const BinomialTree tree{channel.rank(), channel.size(), args.root};
   const std::size_t bytes = args.count * size_of(args.type);
-  const auto absolute = [&](int r) { return (r + args.root) % size; };
   // The partial result: the root's receive buffer, else a buffer of this
   // rank's own (its receive buffer means nothing here).
   std::vector<std::byte> own;
   std::byte* partial = nullptr;
-  if (relative == 0) {
+  if (tree.parent() < 0) {
     partial = static_cast<std::byte*>(args.recv);
   } else {
     own.resize(bytes);
     partial = own.data();
   }
-  if (!(relative == 0 && args.in_place) && bytes != 0) {
+  if (!args.in_place && bytes != 0) {
     std::memcpy(partial, args.send, bytes);
   }
   std::vector<std::byte> incoming(bytes);
-  for (int mask = 1; mask < size; mask <<= 1) {
-    if ((relative & mask) != 0) {
-      std::array<Request, 1> up{channel.send(partial, bytes, absolute(relative - mask))};
-      co_await Transfers{up};
-      co_return;
-    }
-    if (relative + mask < size) {
-      const int child = absolute(relative + mask);
-      std::array<Request, 1> down{channel.recv(incoming.data(), bytes, child)};
-      co_await Transfers{down};
-      channel.expect(down[0], bytes, child);
-      reduce(args.type, args.op, partial, partial, incoming.data(), args.count);
-    }
+  const std::vector<int> children = tree.children();
+  for (std::size_t k = children.size(); k-- > 0;) {  // the nearest first
+    const int child = children[k];
+    std::array<Request, 1> from_child{channel.recv(incoming.data(), bytes, child)};
+    co_await Transfers{from_child};
+    channel.expect(from_child[0], bytes, child);
+    reduce(args.type, args.op, partial, partial, incoming.data(), args.count);
+  }
+  if (const int parent = tree.parent(); parent >= 0) {
+    std::array<Request, 1> to_parent{channel.send(partial, bytes, parent)};
+    co_await Transfers{to_parent};
   }
 }
 

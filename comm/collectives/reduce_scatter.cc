@@ -11,17 +11,9 @@ Request ireduce_scatter(const Communicator& comm, const void* send, void* recv, 
   const std::size_t bytes = count * size_of(type);
   const std::size_t whole = bytes * static_cast<std::size_t>(comm.size());
   const bool in_place = send == kInPlace;
-  if (!in_place) {
-    detail::check_buffer(send, whole, "reduce_scatter", "send");
-  }
-  detail::check_buffer(recv, in_place ? whole : bytes, "reduce_scatter", "receive");
-  CollectiveArgs args;
-  args.send = send;
-  args.recv = recv;
-  args.count = count;
-  args.type = type;
-  args.op = op;
-  args.in_place = in_place;
+  const CollectiveArgs args{
+      .send = send, .recv = recv, .count = count, .type = type, .op = op, .in_place = in_place};
+  detail::check_buffers(args, whole, in_place ? whole : bytes, "reduce_scatter");
   return detail::launch(comm, Collective::kReduceScatter, args, whole, options);
 }
 

@@ -29,6 +29,14 @@ void check_buffer(const void* data, std::size_t bytes, const char* what, const c
   }
 }
 
+void check_buffers(const CollectiveArgs& args, std::size_t send_bytes, std::size_t recv_bytes,
+                   const char* what) {
+  if (!args.in_place) {
+    check_buffer(args.send, send_bytes, what, "send");
+  }
+  check_buffer(args.recv, recv_bytes, what, "receive");
+}
+
 void check_root(const Communicator& comm, int root, const char* what) {
   if (root < 0 || root >= comm.size()) {
     throw UsageError(fmt::format("{}: root {} is not a rank of this communicator of {} ranks", what,

@@ -9,6 +9,10 @@ namespace railyard::comm::detail {
 
 // Throws UsageError naming `what` for a null buffer of `bytes` > 0.
 void check_buffer(const void* data, std::size_t bytes, const char* what, const char* which);
+// The same for the send buffer (unless `args.in_place`) and the receive
+// buffer of `args`.
+void check_buffers(const CollectiveArgs& args, std::size_t send_bytes, std::size_t recv_bytes,
+                   const char* what);
 // Throws UsageError naming `what` when `root` is not a rank of `comm`.
 void check_root(const Communicator& comm, int root, const char* what);
 

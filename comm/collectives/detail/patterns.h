@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 namespace railyard::comm::detail {
 
@@ -58,6 +59,41 @@ struct Doubling {
   }
   // The rank of member m.
   [[nodiscard]] int rank_of(int m) const noexcept { return m < extra() ? 2 * m + 1 : m + extra(); }
+};
+
+// The binomial tree of the ranks numbered from `root`: a rank's parent is
+// its number less its lowest set bit; its children are its number plus each
+// power of two below that bit (below the size, for the root).
+struct BinomialTree {
+  int rank;
+  int size;
+  int root;
+
+  [[nodiscard]] int relative() const noexcept { return (rank - root + size) % size; }
+  [[nodiscard]] int absolute(int number) const noexcept { return (number + root) % size; }
+  // The lowest set bit of this rank's number; for the root, the size
+  // rounded up to a power of two.
+  [[nodiscard]] int reach() const noexcept {
+    int mask = 1;
+    while (mask < size && (relative() & mask) == 0) {
+      mask <<= 1;
+    }
+    return mask;
+  }
+  // The parent's rank; -1 for the root.
+  [[nodiscard]] int parent() const noexcept {
+    return relative() == 0 ? -1 : absolute(relative() - reach());
+  }
+  // The children's ranks, the farthest (largest subtree) first.
+  [[nodiscard]] std::vector<int> children() const {
+    std::vector<int> out;
+    for (int mask = reach() >> 1; mask > 0; mask >>= 1) {
+      if (relative() + mask < size) {
+        out.push_back(absolute(relative() + mask));
+      }
+    }
+    return out;
+  }
 };
 
 }  // namespace railyard::comm::detail

@@ -143,33 +143,64 @@ std::vector<Case> cases_of(Collective collective) {
   return out;
 }
 
+// Per-rank block lengths of the block collectives: empty, one, odd, and
+// past the rendezvous threshold.
+constexpr std::size_t kBlockCounts[] = {0, 1, 1027, 70001};
+
+// Runs check(case, comm, count, in_place) on the case's ranks for every
+// block length, out of place and in place.
+template <typename Check>
+void for_each_block_and_placement(const Case& c, Check check) {
+  expect_clean(run_ranks(
+      c.ranks,
+      [&](Communicator& comm) {
+        for (const std::size_t count : kBlockCounts) {
+          for (const bool in_place : {false, true}) {
+            check(c, comm, count, in_place);
+          }
+        }
+      },
+      c.communicator()));
+}
+
+// Runs check(case, comm, root, count) on the case's ranks for the first,
+// last and middle rank as the root and every vector length.
+template <typename Check>
+void for_each_root_and_count(const Case& c, Check check) {
+  expect_clean(run_ranks(
+      c.ranks,
+      [&](Communicator& comm) {
+        for (const int root : {0, comm.size() - 1, comm.size() / 2}) {
+          for (const std::size_t count : kCounts) {
+            check(c, comm, root, count);
+          }
+        }
+      },
+      c.communicator()));
+}
+
 INSTANTIATE_TEST_SUITE_P(Collectives, AllreduceAlgorithm,
                          ::testing::ValuesIn(cases_of(Collective::kAllreduce)), case_name);
 
 class BcastAlgorithm : public ::testing::TestWithParam<Case> {};
 
 TEST_P(BcastAlgorithm, EveryRankGetsTheRootsVectorFromAnyRoot) {
-  const Case c = GetParam();
-  expect_clean(run_ranks(
-      c.ranks,
-      [&](Communicator& comm) {
-        for (const int root : {0, comm.size() - 1, comm.size() / 2}) {
-          for (const std::size_t count : kCounts) {
-            std::vector<std::uint8_t> data(count, 0);
-            if (comm.rank() == root) {
-              for (std::size_t i = 0; i < count; ++i) {
-                data[i] = static_cast<std::uint8_t>(i * 7 + static_cast<std::size_t>(root));
-              }
-            }
-            bcast(comm, data.data(), count, DataType::kUint8, root, c.forced());
-            for (std::size_t i = 0; i < count; ++i) {
-              ASSERT_EQ(data[i], static_cast<std::uint8_t>(i * 7 + static_cast<std::size_t>(root)))
-                  << "root " << root << ", count " << count << ", element " << i;
-            }
+  for_each_root_and_count(
+      GetParam(), [](const Case& c, Communicator& comm, int root, std::size_t count) {
+        const auto expected = [root](std::size_t i) {
+          return static_cast<std::uint8_t>(i * 7 + static_cast<std::size_t>(root));
+        };
+        std::vector<std::uint8_t> data(count, 0);
+        if (comm.rank() == root) {
+          for (std::size_t i = 0; i < count; ++i) {
+            data[i] = expected(i);
           }
         }
-      },
-      c.communicator()));
+        bcast(comm, data.data(), count, DataType::kUint8, root, c.forced());
+        for (std::size_t i = 0; i < count; ++i) {
+          ASSERT_EQ(data[i], expected(i)) << "root " << root << ", count " << count << ", i " << i;
+        }
+      });
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectives, BcastAlgorithm,
@@ -178,37 +209,28 @@ INSTANTIATE_TEST_SUITE_P(Collectives, BcastAlgorithm,
 class AllgatherAlgorithm : public ::testing::TestWithParam<Case> {};
 
 TEST_P(AllgatherAlgorithm, EveryRankGetsEveryBlockInRankOrder) {
-  const Case c = GetParam();
-  expect_clean(run_ranks(
-      c.ranks,
-      [&](Communicator& comm) {
+  for_each_block_and_placement(
+      GetParam(), [](const Case& c, Communicator& comm, std::size_t count, bool in_place) {
         const auto size = static_cast<std::size_t>(comm.size());
-        for (const std::size_t count :
-             {std::size_t{0}, std::size_t{1}, std::size_t{1027}, std::size_t{70001}}) {
-          for (const bool in_place : {false, true}) {
-            std::vector<std::uint64_t> mine(count);
-            std::vector<std::uint64_t> all(count * size, 0);
-            for (std::size_t i = 0; i < count; ++i) {
-              mine[i] = (static_cast<std::uint64_t>(comm.rank()) << 32) | i;
-            }
-            if (in_place) {
-              std::copy(mine.begin(), mine.end(),
-                        all.begin() + static_cast<std::ptrdiff_t>(
-                                          count * static_cast<std::size_t>(comm.rank())));
-            }
-            Request pending = iallgather(comm, in_place ? kInPlace : mine.data(), all.data(), count,
-                                         DataType::kUint64, c.forced());
-            pending.wait();
-            for (std::size_t r = 0; r < size; ++r) {
-              for (std::size_t i = 0; i < count; ++i) {
-                ASSERT_EQ(all[r * count + i], (r << 32) | i)
-                    << "block " << r << ", count " << count;
-              }
-            }
+        std::vector<std::uint64_t> mine(count);
+        std::vector<std::uint64_t> all(count * size, 0);
+        for (std::size_t i = 0; i < count; ++i) {
+          mine[i] = (static_cast<std::uint64_t>(comm.rank()) << 32) | i;
+        }
+        if (in_place) {
+          std::copy(mine.begin(), mine.end(),
+                    all.begin() +
+                        static_cast<std::ptrdiff_t>(count * static_cast<std::size_t>(comm.rank())));
+        }
+        Request pending = iallgather(comm, in_place ? kInPlace : mine.data(), all.data(), count,
+                                     DataType::kUint64, c.forced());
+        pending.wait();
+        for (std::size_t r = 0; r < size; ++r) {
+          for (std::size_t i = 0; i < count; ++i) {
+            ASSERT_EQ(all[r * count + i], (r << 32) | i) << "block " << r << ", count " << count;
           }
         }
-      },
-      c.communicator()));
+      });
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectives, AllgatherAlgorithm,
@@ -217,32 +239,23 @@ INSTANTIATE_TEST_SUITE_P(Collectives, AllgatherAlgorithm,
 class ReduceScatterAlgorithm : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ReduceScatterAlgorithm, RankRGetsBlockROfTheSum) {
-  const Case c = GetParam();
-  expect_clean(run_ranks(
-      c.ranks,
-      [&](Communicator& comm) {
-        const auto size = static_cast<std::size_t>(comm.size());
-        for (const std::size_t count :
-             {std::size_t{0}, std::size_t{1}, std::size_t{1027}, std::size_t{70001}}) {
-          for (const bool in_place : {false, true}) {
-            std::vector<std::int64_t> in(count * size);
-            for (std::size_t j = 0; j < in.size(); ++j) {
-              in[j] = static_cast<std::int64_t>(j) * (comm.rank() + 1);
-            }
-            std::vector<std::int64_t> out(in_place ? 0 : count);
-            std::int64_t* result = in_place ? in.data() : out.data();
-            reduce_scatter(comm, in_place ? kInPlace : in.data(), result, count, DataType::kInt64,
-                           ReduceOp::kSum, c.forced());
-            const auto ranks = static_cast<std::int64_t>(size);
-            for (std::size_t i = 0; i < count; ++i) {
-              const auto j =
-                  static_cast<std::int64_t>(static_cast<std::size_t>(comm.rank()) * count + i);
-              ASSERT_EQ(result[i], j * ranks * (ranks + 1) / 2) << "count " << count << ", i " << i;
-            }
-          }
-        }
-      },
-      c.communicator()));
+  for_each_block_and_placement(GetParam(), [](const Case& c, Communicator& comm, std::size_t count,
+                                              bool in_place) {
+    const auto size = static_cast<std::size_t>(comm.size());
+    std::vector<std::int64_t> in(count * size);
+    for (std::size_t j = 0; j < in.size(); ++j) {
+      in[j] = static_cast<std::int64_t>(j) * (comm.rank() + 1);
+    }
+    std::vector<std::int64_t> out(in_place ? 0 : count);
+    std::int64_t* result = in_place ? in.data() : out.data();
+    reduce_scatter(comm, in_place ? kInPlace : in.data(), result, count, DataType::kInt64,
+                   ReduceOp::kSum, c.forced());
+    const auto ranks = static_cast<std::int64_t>(size);
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto j = static_cast<std::int64_t>(static_cast<std::size_t>(comm.rank()) * count + i);
+      ASSERT_EQ(result[i], j * ranks * (ranks + 1) / 2) << "count " << count << ", i " << i;
+    }
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectives, ReduceScatterAlgorithm,
@@ -251,39 +264,32 @@ INSTANTIATE_TEST_SUITE_P(Collectives, ReduceScatterAlgorithm,
 class ReduceAlgorithm : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ReduceAlgorithm, TheRootGetsTheReductionFromAnyRoot) {
-  const Case c = GetParam();
-  expect_clean(run_ranks(
-      c.ranks,
-      [&](Communicator& comm) {
-        for (const int root : {0, comm.size() - 1, comm.size() / 2}) {
-          for (const std::size_t count : kCounts) {
-            for (const bool in_place : {false, true}) {
-              std::vector<double> in(count);
-              for (std::size_t i = 0; i < count; ++i) {
-                in[i] = static_cast<double>(value(comm.rank(), i));
-              }
-              const bool at_root = comm.rank() == root;
-              std::vector<double> out(at_root ? count : 0, -7.0);
-              const void* send = in.data();
-              if (at_root && in_place) {
-                out = in;
-                send = kInPlace;
-              }
-              Request pending = ireduce(comm, send, out.data(), count, DataType::kFloat64,
-                                        ReduceOp::kSum, root, c.forced());
-              pending.wait();
-              for (std::size_t i = 0; i < out.size(); ++i) {
-                double sum = 0;
-                for (int r = 0; r < comm.size(); ++r) {
-                  sum += value(r, i);
-                }
-                ASSERT_EQ(out[i], sum) << "root " << root << ", count " << count << ", i " << i;
-              }
+  for_each_root_and_count(
+      GetParam(), [](const Case& c, Communicator& comm, int root, std::size_t count) {
+        for (const bool in_place : {false, true}) {
+          std::vector<double> in(count);
+          for (std::size_t i = 0; i < count; ++i) {
+            in[i] = static_cast<double>(value(comm.rank(), i));
+          }
+          const bool at_root = comm.rank() == root;
+          std::vector<double> out(at_root ? count : 0, -7.0);
+          const void* send = in.data();
+          if (at_root && in_place) {
+            out = in;
+            send = kInPlace;
+          }
+          Request pending = ireduce(comm, send, out.data(), count, DataType::kFloat64,
+                                    ReduceOp::kSum, root, c.forced());
+          pending.wait();
+          for (std::size_t i = 0; i < out.size(); ++i) {
+            double sum = 0;
+            for (int r = 0; r < comm.size(); ++r) {
+              sum += value(r, i);
             }
+            ASSERT_EQ(out[i], sum) << "root " << root << ", count " << count << ", i " << i;
           }
         }
-      },
-      c.communicator()));
+      });
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectives, ReduceAlgorithm,
@@ -292,43 +298,33 @@ INSTANTIATE_TEST_SUITE_P(Collectives, ReduceAlgorithm,
 class AlltoallAlgorithm : public ::testing::TestWithParam<Case> {};
 
 TEST_P(AlltoallAlgorithm, BlockROfEveryRankReachesRankR) {
-  const Case c = GetParam();
-  expect_clean(run_ranks(
-      c.ranks,
-      [&](Communicator& comm) {
+  for_each_block_and_placement(
+      GetParam(), [](const Case& c, Communicator& comm, std::size_t count, bool in_place) {
         const auto size = static_cast<std::size_t>(comm.size());
-        const auto me = static_cast<std::uint32_t>(comm.rank());
-        for (const std::size_t count :
-             {std::size_t{0}, std::size_t{1}, std::size_t{1027}, std::size_t{70001}}) {
-          for (const bool in_place : {false, true}) {
-            // Element i of the block for rank r: (me, r, i).
-            const auto element = [](std::uint32_t from, std::size_t to, std::size_t i) {
-              return (from << 24) ^ static_cast<std::uint32_t>(to << 16) ^
-                     static_cast<std::uint32_t>(i);
-            };
-            std::vector<std::uint32_t> in(count * size);
-            for (std::size_t r = 0; r < size; ++r) {
-              for (std::size_t i = 0; i < count; ++i) {
-                in[r * count + i] = element(me, r, i);
-              }
-            }
-            std::vector<std::uint32_t> out(count * size, 0);
-            if (in_place) {
-              out = in;
-            }
-            alltoall(comm, in_place ? kInPlace : in.data(), out.data(), count, DataType::kUint32,
-                     c.forced());
-            for (std::size_t r = 0; r < size; ++r) {
-              for (std::size_t i = 0; i < count; ++i) {
-                ASSERT_EQ(out[r * count + i],
-                          element(static_cast<std::uint32_t>(r), comm.rank(), i))
-                    << "from " << r << ", count " << count << ", i " << i;
-              }
-            }
+        // Element i of the block from rank `from` for rank `to`.
+        const auto element = [](std::size_t from, std::size_t to, std::size_t i) {
+          return static_cast<std::uint32_t>((from << 24) ^ (to << 16) ^ i);
+        };
+        const auto me = static_cast<std::size_t>(comm.rank());
+        std::vector<std::uint32_t> in(count * size);
+        for (std::size_t r = 0; r < size; ++r) {
+          for (std::size_t i = 0; i < count; ++i) {
+            in[r * count + i] = element(me, r, i);
           }
         }
-      },
-      c.communicator()));
+        std::vector<std::uint32_t> out(count * size, 0);
+        if (in_place) {
+          out = in;
+        }
+        alltoall(comm, in_place ? kInPlace : in.data(), out.data(), count, DataType::kUint32,
+                 c.forced());
+        for (std::size_t r = 0; r < size; ++r) {
+          for (std::size_t i = 0; i < count; ++i) {
+            ASSERT_EQ(out[r * count + i], element(r, me, i))
+                << "from " << r << ", count " << count << ", i " << i;
+          }
+        }
+      });
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectives, AlltoallAlgorithm,
