@@ -14,4 +14,10 @@ case "$host" in
     exit 1
     ;;
 esac
-exec ip netns exec "$namespace" /bin/sh -c "$*"
+# Both emulated hosts are this machine, with one hostname and one /tmp, so
+# their Open MPI daemons would share the session directory and both map the
+# hwloc topology file jf.<job>/hwloc.sm there, each at an address of its
+# own: now and then one crashed in hwloc_shmem_topology_write (a
+# segmentation fault while it started). rtc_hwloc_vmhole=none turns that
+# sharing off; the ranks read the topology themselves.
+exec ip netns exec "$namespace" env OMPI_MCA_rtc_hwloc_vmhole=none /bin/sh -c "$*"
