@@ -53,15 +53,26 @@ constexpr std::uint64_t kNoEnd = std::numeric_limits<std::uint64_t>::max();
 // oneCCL at 8 KiB).
 constexpr std::size_t kAllreduceRingFrom = std::size_t{16} * 1024;
 
-const Algorithm& algorithm(Collective collective, std::string_view name) noexcept {
+// The algorithm of `collective` called `name`, or null.
+constexpr const Algorithm* find(Collective collective, std::string_view name) noexcept {
   for (const Algorithm& entry : kAlgorithms) {
     if (entry.collective == collective && entry.name == name) {
-      return entry;
+      return &entry;
     }
   }
-  // Only reached with a built-in name, which the table holds.
-  return kAlgorithms.front();
+  return nullptr;
 }
+
+// The built-in choices, looked up once, when compiled (a name the table
+// lacks would dereference null there, which does not compile).
+constexpr const Algorithm& kDissemination = *find(Collective::kBarrier, "dissemination");
+constexpr const Algorithm& kBcastBinomial = *find(Collective::kBcast, "binomial");
+constexpr const Algorithm& kReduceBinomial = *find(Collective::kReduce, "binomial");
+constexpr const Algorithm& kAllreduceDoubling = *find(Collective::kAllreduce, "recursive_doubling");
+constexpr const Algorithm& kAllreduceRing = *find(Collective::kAllreduce, "ring");
+constexpr const Algorithm& kAllgatherRing = *find(Collective::kAllgather, "ring");
+constexpr const Algorithm& kReduceScatterRing = *find(Collective::kReduceScatter, "ring");
+constexpr const Algorithm& kAlltoallPairwise = *find(Collective::kAlltoall, "pairwise");
 
 std::string names_of(Collective collective) {
   std::string out;
@@ -125,12 +136,7 @@ AlgorithmTable::AlgorithmTable(std::string_view input, std::string_view spec) : 
                                     entry, trim(parts[1])));
     }
     const std::string_view name = trim(parts[2]);
-    const Algorithm* chosen = nullptr;
-    for (const Algorithm& candidate : kAlgorithms) {
-      if (candidate.collective == *collective && candidate.name == name) {
-        chosen = &candidate;
-      }
-    }
+    const Algorithm* chosen = find(*collective, name);
     if (chosen == nullptr) {
       throw ConfigError(variable, std::string(spec),
                         fmt::format("entry '{}' names no {} algorithm '{}'; there are {}", entry,
@@ -157,28 +163,28 @@ const Algorithm& AlgorithmTable::choose(Collective collective, std::size_t bytes
   }
   switch (collective) {
     case Collective::kBarrier:
-      return algorithm(collective, "dissemination");
+      return kDissemination;
     case Collective::kBcast:
+      return kBcastBinomial;
     case Collective::kReduce:
-      return algorithm(collective, "binomial");
+      return kReduceBinomial;
     case Collective::kAlltoall:
-      return algorithm(collective, "pairwise");
+      return kAlltoallPairwise;
     case Collective::kAllreduce:
-      // The ring needs at least an element per rank to share out.
-      return algorithm(collective,
-                       bytes >= kAllreduceRingFrom && ranks > 2 ? "ring" : "recursive_doubling");
+      // On two ranks the ring's two half-vector steps move what one swap
+      // moves, in twice the steps.
+      return bytes >= kAllreduceRingFrom && ranks > 2 ? kAllreduceRing : kAllreduceDoubling;
     case Collective::kAllgather:
+      return kAllgatherRing;
     case Collective::kReduceScatter:
-      return algorithm(collective, "ring");
+      return kReduceScatterRing;
   }
-  return kAlgorithms.front();
+  return kDissemination;  // not reached: every collective is above
 }
 
 const Algorithm& AlgorithmTable::named(Collective collective, std::string_view name) {
-  for (const Algorithm& entry : kAlgorithms) {
-    if (entry.collective == collective && entry.name == name) {
-      return entry;
-    }
+  if (const Algorithm* found = find(collective, name)) {
+    return *found;
   }
   throw UsageError(fmt::format("{} has no algorithm '{}'; it has {}", to_string(collective), name,
                                names_of(collective)));

@@ -134,7 +134,6 @@ struct Operation {
   mrail::Request request;
   CollectiveTask collective;
   const char* collective_name = nullptr;  // "allreduce", for messages
-  bool collective_ended = false;
   bool receive = false;
   int peer = -1;             // group rank: the destination, or the source asked for (-1: any)
   int tag = 0;               // sends: the tag sent; receives: the tag asked for (-1: any)
@@ -143,15 +142,7 @@ struct Operation {
   // Whether it has finished, well or not. A collective is stepped (which
   // may post its next transfers), so this is called by the thread that
   // waits for it.
-  [[nodiscard]] bool done() noexcept {
-    if (!collective) {
-      return request.done();
-    }
-    if (!collective_ended) {
-      collective_ended = collective.step();
-    }
-    return collective_ended;
-  }
+  [[nodiscard]] bool done() noexcept { return collective ? collective.step() : request.done(); }
 };
 
 }  // namespace railyard::comm::detail

@@ -1,6 +1,7 @@
 // The benchmark's self-check of its baselines: a baseline launched wrong is
 // reported as misconfigured, a plausible one passes.
 #include "baseline_check.h"
+#include "subject_rows.h"
 
 #include <gtest/gtest.h>
 
@@ -9,14 +10,7 @@
 namespace railyard::bench {
 namespace {
 
-SubjectResult subject(const char* name, double latency_8, double bandwidth_64k) {
-  SubjectResult out;
-  out.name = name;
-  out.rows.push_back(Measurement{8, latency_8, 2.0});
-  out.rows.push_back(Measurement{65536, -1, bandwidth_64k});
-  out.rows.push_back(Measurement{1 << 20, -1, bandwidth_64k});
-  return out;
-}
+using testing::subject;
 
 bool mentions(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

@@ -1,6 +1,7 @@
 // Combining a subject's rounds: lowest latency, median bandwidth, and a
 // round that failed leaves the others' figures standing.
 #include "rounds.h"
+#include "subject_rows.h"
 
 #include <gtest/gtest.h>
 
@@ -10,12 +11,9 @@
 namespace railyard::bench {
 namespace {
 
-SubjectResult round_of(const char* name, double latency_8, double bandwidth_1m) {
-  SubjectResult out;
-  out.name = name;
-  out.rows.push_back(Measurement{8, latency_8, 1.0});
-  out.rows.push_back(Measurement{1 << 20, -1, bandwidth_1m});
-  return out;
+// One round's figures: latency at 8 B, bandwidth at 64 KiB and 1 MiB.
+SubjectResult round_of(const char* name, double latency_8, double bandwidth) {
+  return testing::subject(name, latency_8, bandwidth);
 }
 
 SubjectResult failed(const char* name, const char* why) {

@@ -25,6 +25,12 @@ struct RequestAccess {
   static void finish(Request& request);
 };
 
+// Whether every one of `requests` has finished (none is progressed).
+[[nodiscard]] inline bool all_done(std::span<const Request> requests) noexcept {
+  return std::ranges::all_of(requests,
+                             [](const Request& request) { return RequestAccess::done(request); });
+}
+
 class CollectiveTask {
  public:
   struct promise_type;
@@ -70,8 +76,8 @@ class CollectiveTask {
   [[nodiscard]] explicit operator bool() const noexcept { return static_cast<bool>(handle_); }
 
   // Runs the task as far as it goes without waiting: resumes it while what
-  // it awaits has finished. Returns whether it has ended, well or not;
-  // never throws (an error is kept for rethrow()).
+  // it awaits has finished. Returns whether it has ended, well or not (at
+  // once, for one that has); never throws (an error is kept for rethrow()).
   bool step() noexcept {
     promise_type& promise = handle_.promise();
     while (!handle_.done()) {
@@ -81,10 +87,8 @@ class CollectiveTask {
         }
         promise.inner = nullptr;
       } else if (!promise.awaited.empty()) {
-        for (const Request& request : promise.awaited) {
-          if (!RequestAccess::done(request)) {
-            return false;
-          }
+        if (!all_done(promise.awaited)) {
+          return false;
         }
         promise.awaited = {};
       }
@@ -124,10 +128,7 @@ class CollectiveTask {
 struct Transfers {
   std::span<Request> requests;
 
-  [[nodiscard]] bool await_ready() const noexcept {
-    return std::ranges::all_of(requests,
-                               [](const Request& request) { return RequestAccess::done(request); });
-  }
+  [[nodiscard]] bool await_ready() const noexcept { return all_done(requests); }
   void await_suspend(CollectiveTask::Handle task) const noexcept {
     task.promise().awaited = requests;
   }
