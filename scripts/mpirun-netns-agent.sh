@@ -19,5 +19,12 @@ esac
 # hwloc topology file jf.<job>/hwloc.sm there, each at an address of its
 # own: now and then one crashed in hwloc_shmem_topology_write (a
 # segmentation fault while it started). rtc_hwloc_vmhole=none turns that
-# sharing off; the ranks read the topology themselves.
-exec ip netns exec "$namespace" env OMPI_MCA_rtc_hwloc_vmhole=none /bin/sh -c "$*"
+# sharing off; the ranks read the topology themselves. And both daemons
+# created the same session directory tree at once (/tmp/ompi.<host>.<uid>/
+# jf.<job>/0), and now and then one lost the race with "File exists": each
+# host's daemon gets a temporary directory of its own, which
+# scripts/netns-rails.sh removes with the namespace.
+session_base="/tmp/${namespace}.ompi"
+mkdir -p "$session_base"
+exec ip netns exec "$namespace" env OMPI_MCA_rtc_hwloc_vmhole=none \
+  OMPI_MCA_orte_tmpdir_base="$session_base" /bin/sh -c "$*"

@@ -98,6 +98,7 @@ for stale in $(ip netns list | awk '{print $1}' | grep -E '^ry[0-9]+-[ab]$' || t
   owner=${owner%-*}
   if ! kill -0 "$owner" 2>/dev/null; then
     ip netns del "$stale" 2>/dev/null || true
+    rm -rf "/tmp/${stale}.ompi"
   fi
 done
 
@@ -110,6 +111,9 @@ cleanup() {
   trap - EXIT INT TERM
   ip netns del "$ns_a" 2>/dev/null || true
   ip netns del "$ns_b" 2>/dev/null || true
+  # Open MPI's session directories of the daemons scripts/mpirun-netns-agent.sh
+  # started in them.
+  rm -rf "/tmp/${ns_a}.ompi" "/tmp/${ns_b}.ompi"
   exit "$status"
 }
 trap cleanup EXIT

@@ -1,0 +1,124 @@
+#include "operation.h"
+
+#include <array>
+
+namespace railyard::bench {
+namespace {
+
+constexpr std::array<std::string_view, 8> kNames{"allreduce", "bcast",          "reduce",
+                                                 "allgather", "reduce_scatter", "alltoall",
+                                                 "barrier",   "sendrecv"};
+
+// Whether the vector is cut into one block per rank.
+bool blocked(Operation operation) noexcept {
+  return operation == Operation::kAllgather || operation == Operation::kReduceScatter ||
+         operation == Operation::kAlltoall;
+}
+
+}  // namespace
+
+std::string_view to_string(Operation operation) noexcept {
+  return kNames[static_cast<std::size_t>(operation)];
+}
+
+std::optional<Operation> operation_named(std::string_view name) noexcept {
+  for (std::size_t i = 0; i < kNames.size(); ++i) {
+    if (kNames[i] == name) {
+      return static_cast<Operation>(i);
+    }
+  }
+  return std::nullopt;
+}
+
+std::string_view operation_names() noexcept {
+  return "allreduce, bcast, reduce, allgather, reduce_scatter, alltoall, barrier, sendrecv";
+}
+
+std::optional<comm::Collective> collective_of(Operation operation) noexcept {
+  switch (operation) {
+    case Operation::kAllreduce:
+      return comm::Collective::kAllreduce;
+    case Operation::kBcast:
+      return comm::Collective::kBcast;
+    case Operation::kReduce:
+      return comm::Collective::kReduce;
+    case Operation::kAllgather:
+      return comm::Collective::kAllgather;
+    case Operation::kReduceScatter:
+      return comm::Collective::kReduceScatter;
+    case Operation::kAlltoall:
+      return comm::Collective::kAlltoall;
+    case Operation::kBarrier:
+      return comm::Collective::kBarrier;
+    case Operation::kSendrecv:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+bool reduces(Operation operation) noexcept {
+  return operation == Operation::kAllreduce || operation == Operation::kReduce ||
+         operation == Operation::kReduceScatter;
+}
+
+bool rooted(Operation operation) noexcept {
+  return operation == Operation::kBcast || operation == Operation::kReduce;
+}
+
+bool has_in_place(Operation operation) noexcept {
+  return operation != Operation::kBcast && operation != Operation::kBarrier &&
+         operation != Operation::kSendrecv;
+}
+
+std::size_t elements_for(Operation operation, std::size_t bytes, std::size_t element,
+                         int ranks) noexcept {
+  if (operation == Operation::kBarrier) {
+    return 0;
+  }
+  const std::size_t elements = bytes / element;
+  const auto parts = static_cast<std::size_t>(ranks);
+  return blocked(operation) ? elements / parts * parts : elements;
+}
+
+std::size_t call_count(Operation operation, std::size_t elements, int ranks) noexcept {
+  return blocked(operation) ? elements / static_cast<std::size_t>(ranks) : elements;
+}
+
+std::size_t send_elements(Operation operation, std::size_t elements, int ranks) noexcept {
+  switch (operation) {
+    case Operation::kAllgather:
+      return elements / static_cast<std::size_t>(ranks);
+    case Operation::kBcast:  // one buffer: the receive one
+    case Operation::kBarrier:
+      return 0;
+    default:
+      return elements;
+  }
+}
+
+std::size_t recv_elements(Operation operation, std::size_t elements, int ranks) noexcept {
+  switch (operation) {
+    case Operation::kReduceScatter:
+      return elements / static_cast<std::size_t>(ranks);
+    case Operation::kBarrier:
+      return 0;
+    default:
+      return elements;
+  }
+}
+
+double bus_factor(Operation operation, int ranks) noexcept {
+  const double p = ranks;
+  switch (operation) {
+    case Operation::kAllreduce:
+      return 2.0 * (p - 1) / p;
+    case Operation::kAllgather:
+    case Operation::kReduceScatter:
+    case Operation::kAlltoall:
+      return (p - 1) / p;
+    default:
+      return 1.0;
+  }
+}
+
+}  // namespace railyard::bench
