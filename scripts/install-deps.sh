@@ -16,6 +16,8 @@ packages=(
   libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  # plots of railyard-bench results (scripts/plot-busbw.py)
+  gnuplot-nox python3
   # emulated multi-NIC hosts (ip netns, veth, tc)
   iproute2 procps
   # house style

@@ -26,10 +26,13 @@ struct Call {
   bool in_place;
 };
 
-// Bytes a rank sent over one of its rails.
+// What a rank moved over one of its rails: payload it sent, and payload it
+// received (a large message's data is read by its receiver, and counts
+// there).
 struct RailBytes {
   std::string rail;
-  std::uint64_t bytes;
+  std::uint64_t sent;
+  std::uint64_t received;
 };
 
 class BenchComm {
@@ -50,7 +53,7 @@ class BenchComm {
   [[nodiscard]] virtual std::string library() const = 0;
   // This rank's path to the others: its rails, or the MPI transport.
   [[nodiscard]] virtual std::string paths() const = 0;
-  // What this rank has sent over each rail so far (empty when the library
+  // What this rank has moved over each rail so far (empty when the library
   // does not say).
   [[nodiscard]] virtual std::vector<RailBytes> rail_bytes() const = 0;
 

@@ -11,7 +11,6 @@
 
 #include "nccl_table.h"
 #include "progress_line.h"
-#include "railyard_tools/report.h"
 #include "result_export.h"
 
 namespace railyard::bench {
@@ -25,17 +24,33 @@ std::string host_name() {
   return name.data();
 }
 
-// What this rank sent over each rail since `before`.
+// 7.0 MiB, 512 B.
+std::string bytes_text(std::uint64_t bytes) {
+  constexpr std::array<const char*, 4> kUnits{"KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) {
+    return fmt::format("{} B", bytes);
+  }
+  auto value = static_cast<double>(bytes) / 1024;
+  std::size_t unit = 0;
+  while (value >= 1024 && unit + 1 < kUnits.size()) {
+    value /= 1024;
+    ++unit;
+  }
+  return fmt::format("{:.1f} {}", value, kUnits[unit]);
+}
+
+// What this rank moved over each rail since `before`.
 std::string rail_line(const BenchComm& comm, const std::vector<RailBytes>& before) {
   const std::vector<RailBytes> after = comm.rail_bytes();
   std::vector<std::string> parts;
   for (std::size_t i = 0; i < after.size(); ++i) {
-    const std::uint64_t earlier = i < before.size() ? before[i].bytes : 0;
-    parts.push_back(
-        fmt::format("{} {}B", after[i].rail, tools::size_text(after[i].bytes - earlier)));
+    const RailBytes earlier = i < before.size() ? before[i] : RailBytes{};
+    parts.push_back(fmt::format("{} sent {}, received {}", after[i].rail,
+                                bytes_text(after[i].sent - earlier.sent),
+                                bytes_text(after[i].received - earlier.received)));
   }
   return fmt::format(
-      "Rank {:3} sent: {}", comm.rank(),
+      "Rank {:3}: {}", comm.rank(),
       parts.empty() ? "(not counted by this library)" : fmt::to_string(fmt::join(parts, ", ")));
 }
 
@@ -98,7 +113,7 @@ int run_bench(BenchComm& comm, const BenchOptions& options) {
   }
   const auto rail_lines = gather_lines(comm, rail_line(comm, before));
   if (leader) {
-    fmt::print("{}# Bytes each rank sent over its rails during the sweep (checks included)\n",
+    fmt::print("{}# What each rank moved over its rails during the sweep (checks included)\n",
                table_footer(rows));
     for (const std::string& line : rail_lines) {
       fmt::print("#  {}\n", line);

@@ -24,7 +24,7 @@ std::string RailyardBenchComm::paths() const {
 std::vector<RailBytes> RailyardBenchComm::rail_bytes() const {
   std::vector<RailBytes> out;
   for (const auto& rail : comm_.counters().rails) {
-    out.push_back({rail.name, rail.bytes_sent});
+    out.push_back({rail.name, rail.bytes_sent, rail.bytes_received});
   }
   return out;
 }
