@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# railyard's collectives side by side with Open MPI 4.1's, in one run, for
+# the same sizes and rank layout, measured by the same program
+# (railyard-bench and railyard-bench-mpi), rounds interleaved; writes one CSV
+# (the median time of the rounds per subject, size and placement), the PNG
+# of busbw against size, and a summary of the ratios on stdout.
+#
+#   collectives-vs-openmpi.sh [--layout 2x1|2x2|1x4] [--operation allreduce]
+#       [--min 64k] [--max 64M] [--rounds 3] [--iters 20] [--rails 4]
+#       [--rate 1gbit] [--out DIR] [--build DIR]
+#
+# Layouts: HOSTSxRANKS. 2x1 and 2x2 run on the two emulated hosts of
+# scripts/netns-rails.sh (root only; 4 rails shaped to --rate): railyard
+# under mpirun through the netns agent (PMIx bootstrap, rails from each
+# host's topology), Open MPI ob1 over TCP on every rail with its default
+# collectives (tuned) and with coll/han forced (2x2), and the parallel-TCP
+# reference of the rails measured by railyard-mrail-bench in the same run.
+# 1x4 runs 4 ranks on this machine: railyard under railyard-run (shared
+# memory between ranks) against Open MPI over vader shared memory. Every
+# Open MPI run is launched with --bind-to none: both emulated hosts are this
+# machine, and bound ranks would share core 0.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+
+layout=2x1 operation=allreduce min=64k max=64M rounds=3 iters=20 rails=4 rate=1gbit
+out=$root/build/collectives-vs-openmpi build=$root/build/release inside=0
+
+usage() {
+  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+}
+fail_usage() {
+  echo "collectives-vs-openmpi.sh: $*" >&2
+  exit 2
+}
+while (($#)); do
+  case "$1" in
+    --layout) layout=${2:-}; shift 2 ;;
+    --operation) operation=${2:-}; shift 2 ;;
+    --min) min=${2:-}; shift 2 ;;
+    --max) max=${2:-}; shift 2 ;;
+    --rounds) rounds=${2:-}; shift 2 ;;
+    --iters) iters=${2:-}; shift 2 ;;
+    --rails) rails=${2:-}; shift 2 ;;
+    --rate) rate=${2:-}; shift 2 ;;
+    --out) out=${2:-}; shift 2 ;;
+    --build) build=${2:-}; shift 2 ;;
+    --inside) inside=1; shift ;;
+    -h | --help) usage; exit 0 ;;
+    *) fail_usage "unknown argument '$1' (see --help)" ;;
+  esac
+done
+case "$layout" in
+  2x1 | 2x2 | 1x4) ;;
+  *) fail_usage "--layout '$layout' is invalid: expected 2x1, 2x2 or 1x4" ;;
+esac
+[[ "$rounds" =~ ^[1-9][0-9]?$ ]] || fail_usage "--rounds '$rounds' is invalid: expected 1 to 99"
+[[ "$iters" =~ ^[1-9][0-9]{0,5}$ ]] || fail_usage "--iters '$iters' is invalid: expected 1 to 999999"
+bench=$build/examples/railyard-bench
+bench_mpi=$build/examples/railyard-bench-mpi
+for program in "$bench" "$bench_mpi" "$build/examples/railyard-mrail-bench" "$build/examples/railyard-run"; do
+  [ -x "$program" ] || fail_usage "$program is missing: build first (cmake --build --preset release)"
+done
+hosts=${layout%x*} per_host=${layout#*x}
+ranks=$((hosts * per_host))
+sweep=("$operation" -b "$min" -e "$max" -f 2 -n "$iters" -w 5 -c 1)
+
+if ((hosts == 2 && inside == 0)); then
+  if ((EUID != 0)); then
+    echo "collectives-vs-openmpi.sh: layout $layout needs root (network namespaces)" >&2
+    exit 77
+  fi
+  mkdir -p "$out"
+  # Bounded: netns-rails.sh stops everything and removes the namespaces.
+  exec "$here/netns-rails.sh" --rails "$rails" --rate "$rate" --timeout 3000 -- \
+    "$0" --inside --layout "$layout" --operation "$operation" --min "$min" --max "$max" \
+    --rounds "$rounds" --iters "$iters" --rails "$rails" --rate "$rate" --out "$out" --build "$build"
+fi
+mkdir -p "$out/rounds"
+rm -f "$out"/rounds/*.csv
+launches=$out/launches.txt
+: >"$launches"
+
+# Runs one subject for one round: label, then the command.
+run_subject() {
+  local label=$1 round=$2
+  shift 2
+  local file
+  file="$out/rounds/$(echo "$label" | tr -c 'A-Za-z0-9\n' '_')-$round.csv"
+  if ((round == 1)); then
+    printf '%s: %s\n' "$label" "$*" >>"$launches"
+  fi
+  echo "collectives-vs-openmpi.sh: round $round: $label" >&2
+  if ! timeout -k 5 900 "$@" --csv "$file" --label "$label" >"$file.log" 2>&1; then
+    echo "collectives-vs-openmpi.sh: $label failed in round $round (its output: $file.log)" >&2
+    tail -5 "$file.log" >&2
+    rm -f "$file"
+  fi
+}
+
+reference_mbps=""
+if ((hosts == 2)); then
+  agent=$here/mpirun-netns-agent.sh
+  subnets=$RAILYARD_RAIL_SUBNETS first_subnet=${RAILYARD_RAIL_SUBNETS%%,*}
+  mpirun_netns=(ip netns exec "$RAILYARD_NETNS_A" mpirun --allow-run-as-root
+    --host "hosta:$per_host,hostb:$per_host" -np "$ranks" --bind-to none
+    --mca plm_rsh_agent "$agent" --mca oob_tcp_if_include "$first_subnet")
+  btl=tcp,self
+  ((per_host > 1)) && btl=tcp,vader,self
+  openmpi=("${mpirun_netns[@]}" --mca pml ob1 --mca btl "$btl" --mca btl_tcp_if_include "$subnets")
+  echo "collectives-vs-openmpi.sh: the rails' parallel-TCP reference (railyard-mrail-bench)" >&2
+  "$build/examples/railyard-mrail-bench" --compare parallel --policies fixed --sizes 16m \
+    --rounds "$rounds" --json "$out/reference.json" >"$out/reference.log" 2>&1 ||
+    echo "collectives-vs-openmpi.sh: the reference failed (see $out/reference.log)" >&2
+  reference_mbps=$(python3 -c "
+import json, sys
+for s in json.load(open(sys.argv[1]))['subjects']:
+    if s['name'] == 'parallel' and s['results']:
+        print(s['results'][-1]['bandwidth_MBps'])" "$out/reference.json" 2>/dev/null || true)
+  printf 'reference: railyard-mrail-bench --compare parallel --policies fixed --sizes 16m --rounds %s (%s rails at %s)\n' \
+    "$rounds" "$rails" "$rate" >>"$launches"
+  for ((round = 1; round <= rounds; round++)); do
+    # The order of the subjects turns each round (railyard-mrail-bench
+    # showed a subject measured late in a round runs slower).
+    subjects=(railyard tuned han)
+    ((per_host == 1)) && subjects=(railyard tuned)
+    count=${#subjects[@]}
+    for ((k = 0; k < count; k++)); do
+      case "${subjects[$(((k + round - 1) % count))]}" in
+        railyard) run_subject railyard "$round" "${mpirun_netns[@]}" "$bench" "${sweep[@]}" ;;
+        tuned) run_subject "Open MPI tuned" "$round" "${openmpi[@]}" "$bench_mpi" "${sweep[@]}" ;;
+        han) run_subject "Open MPI han" "$round" "${openmpi[@]}" --mca coll_han_priority 100 \
+          "$bench_mpi" "${sweep[@]}" ;;
+      esac
+    done
+  done
+else
+  for ((round = 1; round <= rounds; round++)); do
+    if ((round % 2 == 1)); then
+      run_subject railyard "$round" "$build/examples/railyard-run" -n "$ranks" --timeout 800 "$bench" "${sweep[@]}"
+      run_subject "Open MPI vader" "$round" mpirun --allow-run-as-root -np "$ranks" --oversubscribe \
+        --bind-to none --mca pml ob1 --mca btl vader,self "$bench_mpi" "${sweep[@]}"
+    else
+      run_subject "Open MPI vader" "$round" mpirun --allow-run-as-root -np "$ranks" --oversubscribe \
+        --bind-to none --mca pml ob1 --mca btl vader,self "$bench_mpi" "${sweep[@]}"
+      run_subject railyard "$round" "$build/examples/railyard-run" -n "$ranks" --timeout 800 "$bench" "${sweep[@]}"
+    fi
+  done
+fi
+
+csv=$out/$operation-$layout.csv
+python3 "$here/combine-bench-rounds.py" --reference-mbps "${reference_mbps:-0}" -o "$csv" \
+  "$out"/rounds/*.csv
+"$here/plot-busbw.py" -o "$out/$operation-$layout.png" \
+  --title "$operation, $hosts host(s) x $per_host rank(s)${reference_mbps:+, $rails rails at $rate}" "$csv"
+echo "# How each subject was launched:"
+sed 's/^/#   /' "$launches"
