@@ -52,6 +52,13 @@ constexpr std::uint64_t kNoEnd = std::numeric_limits<std::uint64_t>::max();
 // the ring's 2(p-1) while the vector is small (UCC switches at 4 KiB,
 // oneCCL at 8 KiB).
 constexpr std::size_t kAllreduceRingFrom = std::size_t{16} * 1024;
+// On two ranks the ring's two half-vector steps move what one swap moves,
+// in twice the steps; but its reduction of one segment overlaps the
+// transfer of the next, where the swap reduces after the whole vector has
+// arrived. From 4 MiB that wins (docs/benchmarks.md, allreduce on the
+// emulated hosts: the swap fell from 99 % of the rails at 1-4 MiB to 76 %
+// at 64 MiB).
+constexpr std::size_t kAllreduceTwoRankRingFrom = std::size_t{4} << 20;
 
 // The algorithm of `collective` called `name`, or null.
 constexpr const Algorithm* find(Collective collective, std::string_view name) noexcept {
@@ -171,9 +178,9 @@ const Algorithm& AlgorithmTable::choose(Collective collective, std::size_t bytes
     case Collective::kAlltoall:
       return kAlltoallPairwise;
     case Collective::kAllreduce:
-      // On two ranks the ring's two half-vector steps move what one swap
-      // moves, in twice the steps.
-      return bytes >= kAllreduceRingFrom && ranks > 2 ? kAllreduceRing : kAllreduceDoubling;
+      return bytes >= (ranks == 2 ? kAllreduceTwoRankRingFrom : kAllreduceRingFrom)
+                 ? kAllreduceRing
+                 : kAllreduceDoubling;
     case Collective::kAllgather:
       return kAllgatherRing;
     case Collective::kReduceScatter:

@@ -13,11 +13,17 @@ namespace railyard::comm::detail {
 CollectiveTask allreduce_ring(Channel channel, CollectiveArgs args) {
   const std::size_t element = size_of(args.type);
   auto* data = static_cast<std::byte*>(args.recv);
-  if (!args.in_place && args.count != 0) {
-    std::memcpy(data, args.send, args.count * element);
+  const auto* source = static_cast<const std::byte*>(args.in_place ? args.recv : args.send);
+  if (channel.size() == 1) {
+    if (!args.in_place && args.count != 0) {
+      std::memcpy(data, source, args.count * element);
+    }
+    co_return;
   }
+  // The reduce-scatter reads the input where it is and writes the result
+  // into the receive buffer: no copy of the input first.
   const Blocks blocks{args.count, static_cast<std::size_t>(channel.size())};
-  co_await ring_reduce_scatter(channel, data, blocks, args.type, args.op);
+  co_await ring_reduce_scatter(channel, source, data, blocks, args.type, args.op);
   co_await ring_allgather(channel, data, blocks, element);
 }
 

@@ -4,8 +4,14 @@
 // 2) to its own, so after p - 1 steps rank r holds block r reduced over
 // every rank. Each block is reduced once along one chain, so the result has
 // one value whatever the rank. (p-1)/p of the vector each way. Any p.
+//
+// A step's block travels in segments, all posted at once: the reduction of
+// one segment runs while the later ones are still arriving, so for large
+// vectors the rails do not stand idle while the CPU adds.
+#include <algorithm>
 #include <array>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "railyard/comm/collectives/detail/algorithms.h"
@@ -13,22 +19,51 @@
 
 namespace railyard::comm::detail {
 
-CollectiveTask ring_reduce_scatter(const Channel& channel, std::byte* data, Blocks blocks,
-                                   DataType type, ReduceOp op) {
+CollectiveTask ring_reduce_scatter(const Channel& channel, const std::byte* source, std::byte* data,
+                                   Blocks blocks, DataType type, ReduceOp op) {
   const std::size_t element = size_of(type);
   const Ring ring{channel.rank(), channel.size()};
+  // Whole elements per segment, at least one.
+  const std::size_t per_segment = std::max<std::size_t>(kRingSegmentBytes / element, 1);
   std::vector<std::byte> incoming(blocks.longest() * element);
   for (int step = 0; step + 1 < ring.size; ++step) {
     const auto out = static_cast<std::size_t>(ring.before(step + 1));
     const auto in = static_cast<std::size_t>(ring.before(step + 2));
-    const std::size_t in_bytes = blocks.length(in) * element;
-    std::array<Request, 2> exchange{channel.recv(incoming.data(), in_bytes, ring.previous()),
-                                    channel.send(data + blocks.offset(out) * element,
-                                                 blocks.length(out) * element, ring.next())};
-    co_await Transfers{exchange};
-    channel.expect(exchange[0], in_bytes, ring.previous());
+    // The first step passes this rank's own input on; later ones, the block
+    // it reduced in the step before.
+    const std::byte* sent = (step == 0 ? source : data) + blocks.offset(out) * element;
+    const std::size_t in_count = blocks.length(in);
+    const std::size_t out_count = blocks.length(out);
+    // From the longest block, so that every rank cuts every block into as
+    // many segments (some may be empty) and sends match receives.
+    const std::size_t segments =
+        std::max((blocks.longest() + per_segment - 1) / per_segment, std::size_t{1});
+    // Segment k of a block of n elements: [k * per, min(n, (k+1) * per)).
+    const auto span_of = [&](std::size_t k, std::size_t n) {
+      const std::size_t first = std::min(k * per_segment, n);
+      return std::array<std::size_t, 2>{first, std::min(first + per_segment, n) - first};
+    };
+    std::vector<Request> receives;
+    std::vector<Request> sends;
+    receives.reserve(segments);
+    sends.reserve(segments);
+    for (std::size_t k = 0; k < segments; ++k) {
+      const auto [in_first, in_length] = span_of(k, in_count);
+      receives.push_back(
+          channel.recv(incoming.data() + in_first * element, in_length * element, ring.previous()));
+      const auto [out_first, out_length] = span_of(k, out_count);
+      sends.push_back(channel.send(sent + out_first * element, out_length * element, ring.next()));
+    }
+    const std::byte* own = source + blocks.offset(in) * element;
     std::byte* block = data + blocks.offset(in) * element;
-    reduce(type, op, block, incoming.data(), block, blocks.length(in));
+    for (std::size_t k = 0; k < segments; ++k) {
+      co_await Transfers{std::span(&receives[k], 1)};
+      const auto [first, length] = span_of(k, in_count);
+      channel.expect(receives[k], length * element, ring.previous());
+      reduce(type, op, block + first * element, incoming.data() + first * element,
+             own + first * element, length);
+    }
+    co_await Transfers{sends};
   }
 }
 
@@ -37,16 +72,19 @@ CollectiveTask reduce_scatter_ring(Channel channel, CollectiveArgs args) {
   const auto parts = static_cast<std::size_t>(channel.size());
   const Blocks blocks{args.count * parts, parts};
   const std::size_t bytes = args.count * element;
-  // The ring works on a whole vector of partial sums: the program's own
-  // when in place, else a copy of its input.
-  std::vector<std::byte> copy;
+  // The ring writes a whole vector of partial sums: the program's own when
+  // in place, else one of its own (the receive buffer holds one block).
+  std::vector<std::byte> partial;
   auto* data = static_cast<std::byte*>(args.recv);
+  const auto* source = static_cast<const std::byte*>(args.in_place ? args.recv : args.send);
   if (!args.in_place) {
-    copy.assign(static_cast<const std::byte*>(args.send),
-                static_cast<const std::byte*>(args.send) + bytes * parts);
-    data = copy.data();
+    partial.resize(bytes * parts);
+    data = partial.data();
+    if (parts == 1) {
+      std::memcpy(data, source, bytes);  // no step reduces, or copies, anything
+    }
   }
-  co_await ring_reduce_scatter(channel, data, blocks, args.type, args.op);
+  co_await ring_reduce_scatter(channel, source, data, blocks, args.type, args.op);
   auto* out = static_cast<std::byte*>(args.recv);
   const std::byte* mine = data + blocks.offset(static_cast<std::size_t>(channel.rank())) * element;
   if (out != mine && bytes != 0) {

@@ -23,11 +23,17 @@ CollectiveTask alltoall_pairwise(Channel channel, CollectiveArgs args);
 // The ring steps the ring algorithms share. `channel` must outlive the task
 // (it is the caller's, which awaits the task).
 //
-// Reduce-scatter over `blocks` of the elements at `data`: afterwards block
-// r of rank r's data holds the reduction of every rank's block r (other
-// blocks hold partial results).
-CollectiveTask ring_reduce_scatter(const Channel& channel, std::byte* data, Blocks blocks,
-                                   DataType type, ReduceOp op);
+// Reduce-scatter over `blocks` of this rank's input at `source` into
+// `data` (the same address, or another vector as long): afterwards block r
+// of rank r's data holds the reduction of every rank's block r (other
+// blocks hold partial results, or nothing). On one rank nothing is written.
+CollectiveTask ring_reduce_scatter(const Channel& channel, const std::byte* source, std::byte* data,
+                                   Blocks blocks, DataType type, ReduceOp op);
+
+// The most a ring step sends as one message: a step's block goes in
+// segments of this size, so that the reduction of one overlaps the arrival
+// of the next. 1 MiB is striped over every rail in 64 KiB fragments.
+inline constexpr std::size_t kRingSegmentBytes = std::size_t{1} << 20;
 // Allgather over `blocks` of `element`-byte elements at `data`, where rank
 // r holds block r: afterwards every rank holds every block.
 CollectiveTask ring_allgather(const Channel& channel, std::byte* data, Blocks blocks,

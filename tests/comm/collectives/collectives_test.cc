@@ -18,6 +18,7 @@
 #include <tuple>
 #include <vector>
 
+#include "railyard/comm/collectives/detail/algorithms.h"
 #include "railyard/comm/errors.h"
 #include "thread_ranks.h"
 
@@ -98,6 +99,46 @@ TEST_P(AllreduceAlgorithm, SumsAndMaximaMatchTheReferenceInPlaceAndNot) {
         }
       },
       c.communicator()));
+}
+
+// Vectors whose ring blocks span several segments (kRingSegmentBytes),
+// with blocks of unequal length: the ring allreduce and reduce-scatter,
+// out of place and in place, against the reference.
+TEST(RingSegments, LargeVectorsReduceInSegmentsToTheReference) {
+  for (const int ranks : {2, 3}) {
+    SCOPED_TRACE(ranks);
+    const std::size_t per_rank = (detail::kRingSegmentBytes / sizeof(float)) * 2 + 5;
+    const std::size_t count = per_rank * static_cast<std::size_t>(ranks) + 1;
+    expect_clean(run_ranks(ranks, [&](Communicator& comm) {
+      const CollectiveOptions ring{"ring"};
+      std::vector<float> in(count);
+      for (std::size_t i = 0; i < count; ++i) {
+        in[i] = value(comm.rank(), i);
+      }
+      const auto expected = [&](std::size_t i) {
+        float sum = 0;
+        for (int r = 0; r < ranks; ++r) {
+          sum += value(r, i);
+        }
+        return sum;
+      };
+      std::vector<float> out(count, -1.0F);
+      allreduce(comm, in.data(), out.data(), count, DataType::kFloat32, ReduceOp::kSum, ring);
+      std::vector<float> in_place = in;
+      allreduce(comm, kInPlace, in_place.data(), count, DataType::kFloat32, ReduceOp::kSum, ring);
+      for (std::size_t i = 0; i < count; ++i) {
+        ASSERT_EQ(out[i], expected(i)) << "element " << i;
+        ASSERT_EQ(in_place[i], expected(i)) << "element " << i << ", in place";
+      }
+      std::vector<float> block(per_rank, -1.0F);
+      reduce_scatter(comm, in.data(), block.data(), per_rank, DataType::kFloat32, ReduceOp::kSum,
+                     ring);
+      const std::size_t first = per_rank * static_cast<std::size_t>(comm.rank());
+      for (std::size_t i = 0; i < per_rank; ++i) {
+        ASSERT_EQ(block[i], expected(first + i)) << "element " << i << " of the block";
+      }
+    }));
+  }
 }
 
 // Random floats, whose sum depends on the order of adding: every rank must
