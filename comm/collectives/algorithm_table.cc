@@ -52,13 +52,6 @@ constexpr std::uint64_t kNoEnd = std::numeric_limits<std::uint64_t>::max();
 // the ring's 2(p-1) while the vector is small (UCC switches at 4 KiB,
 // oneCCL at 8 KiB).
 constexpr std::size_t kAllreduceRingFrom = std::size_t{16} * 1024;
-// On two ranks the ring's two half-vector steps move what one swap moves,
-// in twice the steps; but its reduction of one segment overlaps the
-// transfer of the next, where the swap reduces after the whole vector has
-// arrived. From 4 MiB that wins (docs/benchmarks.md, allreduce on the
-// emulated hosts: the swap fell from 99 % of the rails at 1-4 MiB to 76 %
-// at 64 MiB).
-constexpr std::size_t kAllreduceTwoRankRingFrom = std::size_t{4} << 20;
 
 // The algorithm of `collective` called `name`, or null.
 constexpr const Algorithm* find(Collective collective, std::string_view name) noexcept {
@@ -178,9 +171,12 @@ const Algorithm& AlgorithmTable::choose(Collective collective, std::size_t bytes
     case Collective::kAlltoall:
       return kAlltoallPairwise;
     case Collective::kAllreduce:
-      return bytes >= (ranks == 2 ? kAllreduceTwoRankRingFrom : kAllreduceRingFrom)
-                 ? kAllreduceRing
-                 : kAllreduceDoubling;
+      // On two ranks the ring's two half-vector steps move what one swap
+      // moves, in twice the steps; its overlap of reduction and transfer
+      // did not pay for that on the emulated hosts (docs/benchmarks.md,
+      // "Collectives against Open MPI": 0.90 of the rails at 4 MiB against
+      // the swap's 0.99, the same 0.77-0.79 at 64 MiB).
+      return bytes >= kAllreduceRingFrom && ranks > 2 ? kAllreduceRing : kAllreduceDoubling;
     case Collective::kAllgather:
       return kAllgatherRing;
     case Collective::kReduceScatter:
