@@ -16,10 +16,11 @@
 namespace railyard::comm {
 namespace {
 
-constexpr std::array<std::string_view, 7> kCollectiveNames{
-    "barrier", "bcast", "allreduce", "allgather", "reduce_scatter", "reduce", "alltoall"};
+constexpr std::array<std::string_view, 13> kCollectiveNames{
+    "barrier", "bcast",   "allreduce", "allgather", "reduce_scatter", "reduce",   "alltoall",
+    "gather",  "scatter", "gatherv",   "scatterv",  "allgatherv",     "alltoallv"};
 
-constexpr std::array<Algorithm, 8> kAlgorithms{{
+constexpr std::array<Algorithm, 14> kAlgorithms{{
     {Collective::kBarrier, "dissemination",
      "ceil(log2 p) rounds; in round k each rank signals the rank 2^k after it",
      detail::barrier_dissemination},
@@ -43,6 +44,22 @@ constexpr std::array<Algorithm, 8> kAlgorithms{{
     {Collective::kAlltoall, "pairwise",
      "p-1 steps; in step s each rank sends to rank r+s and receives from rank r-s",
      detail::alltoall_pairwise},
+    {Collective::kGather, "linear",
+     "every rank sends its block to the root, which receives them all at once",
+     detail::gather_linear},
+    {Collective::kScatter, "linear",
+     "the root sends every rank its block at once, each rank receives one", detail::scatter_linear},
+    {Collective::kGatherv, "linear",
+     "every rank sends its block to the root, which receives them all at once",
+     detail::gather_linear},
+    {Collective::kScatterv, "linear",
+     "the root sends every rank its block at once, each rank receives one", detail::scatter_linear},
+    {Collective::kAllgatherv, "ring",
+     "p-1 steps, each passing one rank's block (of its own length) to the next rank",
+     detail::allgatherv_ring},
+    {Collective::kAlltoallv, "pairwise",
+     "p-1 steps; in step s each rank sends to rank r+s and receives from rank r-s",
+     detail::alltoallv_pairwise},
 }};
 
 // The end of a range that has none ("inf").
@@ -73,6 +90,12 @@ constexpr const Algorithm& kAllreduceRing = *find(Collective::kAllreduce, "ring"
 constexpr const Algorithm& kAllgatherRing = *find(Collective::kAllgather, "ring");
 constexpr const Algorithm& kReduceScatterRing = *find(Collective::kReduceScatter, "ring");
 constexpr const Algorithm& kAlltoallPairwise = *find(Collective::kAlltoall, "pairwise");
+constexpr const Algorithm& kGatherLinear = *find(Collective::kGather, "linear");
+constexpr const Algorithm& kScatterLinear = *find(Collective::kScatter, "linear");
+constexpr const Algorithm& kGathervLinear = *find(Collective::kGatherv, "linear");
+constexpr const Algorithm& kScattervLinear = *find(Collective::kScatterv, "linear");
+constexpr const Algorithm& kAllgathervRing = *find(Collective::kAllgatherv, "ring");
+constexpr const Algorithm& kAlltoallvPairwise = *find(Collective::kAlltoallv, "pairwise");
 
 std::string names_of(Collective collective) {
   std::string out;
@@ -181,6 +204,18 @@ const Algorithm& AlgorithmTable::choose(Collective collective, std::size_t bytes
       return kAllgatherRing;
     case Collective::kReduceScatter:
       return kReduceScatterRing;
+    case Collective::kGather:
+      return kGatherLinear;
+    case Collective::kScatter:
+      return kScatterLinear;
+    case Collective::kGatherv:
+      return kGathervLinear;
+    case Collective::kScatterv:
+      return kScattervLinear;
+    case Collective::kAllgatherv:
+      return kAllgathervRing;
+    case Collective::kAlltoallv:
+      return kAlltoallvPairwise;
   }
   return kDissemination;  // not reached: every collective is above
 }

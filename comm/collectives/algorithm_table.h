@@ -29,10 +29,17 @@ enum class Collective : std::uint8_t {
   kReduceScatter,
   kReduce,
   kAlltoall,
+  kGather,
+  kScatter,
+  kGatherv,
+  kScatterv,
+  kAllgatherv,
+  kAlltoallv,
 };
 
 // "barrier", "bcast", "allreduce", "allgather", "reduce_scatter", "reduce",
-// "alltoall".
+// "alltoall", "gather", "scatter", "gatherv", "scatterv", "allgatherv",
+// "alltoallv".
 [[nodiscard]] std::string_view to_string(Collective collective) noexcept;
 [[nodiscard]] std::optional<Collective> collective_named(std::string_view name) noexcept;
 
@@ -47,8 +54,18 @@ struct CollectiveArgs {
   DataType type = DataType::kUint8;
   ReduceOp op = ReduceOp::kSum;
   int root = 0;
-  // allreduce, reduce (at the root), reduce_scatter, alltoall: the input is
-  // in recv; allgather: this rank's block is in place in recv.
+  // The v-forms: elements per rank and each rank's first element, of the
+  // receive buffer (gatherv at the root, allgatherv, alltoallv) or of the
+  // send buffer (scatterv at the root); alltoallv's send side in
+  // send_counts and send_displs. The caller's arrays, valid until the
+  // collective ends.
+  std::span<const std::size_t> counts{};
+  std::span<const std::size_t> displs{};
+  std::span<const std::size_t> send_counts{};
+  std::span<const std::size_t> send_displs{};
+  // allreduce, reduce (at the root), reduce_scatter, alltoall(v): the input
+  // is in recv; allgather(v), gather(v) at the root: this rank's block is in
+  // place in recv; scatter(v) at the root: its block stays in send.
   bool in_place = false;
 };
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 
 #include "railyard/comm/collectives/algorithm_table.h"
@@ -85,5 +86,77 @@ void alltoall(const Communicator& comm, const void* send, void* recv, std::size_
 [[nodiscard]] Request ialltoall(const Communicator& comm, const void* send, void* recv,
                                 std::size_t count, DataType type,
                                 const CollectiveOptions& options = {});
+
+// Every rank's `count` elements at `send`, in rank order, into the root's
+// `recv` (size * count elements; not used elsewhere). At the root, kInPlace
+// as `send`: its block is already at its place in recv.
+void gather(const Communicator& comm, const void* send, void* recv, std::size_t count,
+            DataType type, int root, const CollectiveOptions& options = {});
+[[nodiscard]] Request igather(const Communicator& comm, const void* send, void* recv,
+                              std::size_t count, DataType type, int root,
+                              const CollectiveOptions& options = {});
+
+// Block r of the root's `send` (size blocks of `count` elements; not read
+// elsewhere) into rank r's `recv`. At the root, kInPlace as `recv`: its
+// block stays where it is in send.
+void scatter(const Communicator& comm, const void* send, void* recv, std::size_t count,
+             DataType type, int root, const CollectiveOptions& options = {});
+[[nodiscard]] Request iscatter(const Communicator& comm, const void* send, void* recv,
+                               std::size_t count, DataType type, int root,
+                               const CollectiveOptions& options = {});
+
+// The v-forms take, per rank, a count and a displacement (in elements) of
+// the buffer that holds every rank's block; those arrays must hold one entry
+// per rank and stay valid until the collective ends (the i-forms return
+// first). A rank's own count must match what the other side expects of it,
+// or the collective ends with a UsageError naming both ranks.
+//
+// gatherv: this rank's `count` elements at `send` land at the root's recv +
+// displs[rank], which expects counts[rank] of them (counts and displs are
+// read at the root only). kInPlace as in gather.
+void gatherv(const Communicator& comm, const void* send, std::size_t count, void* recv,
+             std::span<const std::size_t> counts, std::span<const std::size_t> displs,
+             DataType type, int root, const CollectiveOptions& options = {});
+[[nodiscard]] Request igatherv(const Communicator& comm, const void* send, std::size_t count,
+                               void* recv, std::span<const std::size_t> counts,
+                               std::span<const std::size_t> displs, DataType type, int root,
+                               const CollectiveOptions& options = {});
+
+// scatterv: counts[r] elements at the root's send + displs[r] into rank r's
+// `recv`, which takes `count` of them. kInPlace as in scatter.
+void scatterv(const Communicator& comm, const void* send, std::span<const std::size_t> counts,
+              std::span<const std::size_t> displs, void* recv, std::size_t count, DataType type,
+              int root, const CollectiveOptions& options = {});
+[[nodiscard]] Request iscatterv(const Communicator& comm, const void* send,
+                                std::span<const std::size_t> counts,
+                                std::span<const std::size_t> displs, void* recv, std::size_t count,
+                                DataType type, int root, const CollectiveOptions& options = {});
+
+// allgatherv: every rank's block (this rank's: `count` elements at `send`,
+// which must be counts[rank]) at recv + displs[r], counts[r] elements.
+// kInPlace as `send`: this rank's block is already at its place.
+void allgatherv(const Communicator& comm, const void* send, std::size_t count, void* recv,
+                std::span<const std::size_t> counts, std::span<const std::size_t> displs,
+                DataType type, const CollectiveOptions& options = {});
+[[nodiscard]] Request iallgatherv(const Communicator& comm, const void* send, std::size_t count,
+                                  void* recv, std::span<const std::size_t> counts,
+                                  std::span<const std::size_t> displs, DataType type,
+                                  const CollectiveOptions& options = {});
+
+// alltoallv: send_counts[r] elements at send + send_displs[r] to rank r,
+// whose block from this rank lands at recv + recv_displs[rank]; this rank
+// takes recv_counts[r] elements from rank r at recv + recv_displs[r].
+// kInPlace as `send`: the blocks to send are in recv, laid out as received
+// (send_counts and send_displs are not read).
+void alltoallv(const Communicator& comm, const void* send, std::span<const std::size_t> send_counts,
+               std::span<const std::size_t> send_displs, void* recv,
+               std::span<const std::size_t> recv_counts, std::span<const std::size_t> recv_displs,
+               DataType type, const CollectiveOptions& options = {});
+[[nodiscard]] Request ialltoallv(const Communicator& comm, const void* send,
+                                 std::span<const std::size_t> send_counts,
+                                 std::span<const std::size_t> send_displs, void* recv,
+                                 std::span<const std::size_t> recv_counts,
+                                 std::span<const std::size_t> recv_displs, DataType type,
+                                 const CollectiveOptions& options = {});
 
 }  // namespace railyard::comm

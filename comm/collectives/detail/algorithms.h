@@ -19,6 +19,12 @@ CollectiveTask allgather_ring(Channel channel, CollectiveArgs args);
 CollectiveTask reduce_scatter_ring(Channel channel, CollectiveArgs args);
 CollectiveTask reduce_binomial(Channel channel, CollectiveArgs args);
 CollectiveTask alltoall_pairwise(Channel channel, CollectiveArgs args);
+// gather and gatherv (uniform blocks when args.counts is empty).
+CollectiveTask gather_linear(Channel channel, CollectiveArgs args);
+// scatter and scatterv (uniform blocks when args.counts is empty).
+CollectiveTask scatter_linear(Channel channel, CollectiveArgs args);
+CollectiveTask allgatherv_ring(Channel channel, CollectiveArgs args);
+CollectiveTask alltoallv_pairwise(Channel channel, CollectiveArgs args);
 
 // The ring steps the ring algorithms share. `channel` must outlive the task
 // (it is the caller's, which awaits the task).

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 
@@ -42,6 +43,22 @@ void check_root(const Communicator& comm, int root, const char* what) {
     throw UsageError(fmt::format("{}: root {} is not a rank of this communicator of {} ranks", what,
                                  root, comm.size()));
   }
+}
+
+std::size_t check_layout(const Communicator& comm, std::span<const std::size_t> counts,
+                         std::span<const std::size_t> displs, const char* what, const char* which) {
+  const auto ranks = static_cast<std::size_t>(comm.size());
+  if (counts.size() != ranks || displs.size() != ranks) {
+    throw UsageError(
+        fmt::format("{}: the {} counts and displacements have {} and {} entries; "
+                    "expected one per rank, {}",
+                    what, which, counts.size(), displs.size(), ranks));
+  }
+  std::size_t end = 0;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    end = std::max(end, displs[r] + counts[r]);
+  }
+  return end;
 }
 
 Request launch(const Communicator& comm, Collective collective, const CollectiveArgs& args,

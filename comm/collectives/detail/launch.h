@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 
 #include "railyard/comm/collectives/collectives.h"
 
@@ -15,6 +16,11 @@ void check_buffers(const CollectiveArgs& args, std::size_t send_bytes, std::size
                    const char* what);
 // Throws UsageError naming `what` when `root` is not a rank of `comm`.
 void check_root(const Communicator& comm, int root, const char* what);
+// Throws UsageError naming `what` and `which` unless `counts` and `displs`
+// hold one entry per rank of `comm`. Returns the elements the layout spans
+// (the largest displacement plus its count).
+std::size_t check_layout(const Communicator& comm, std::span<const std::size_t> counts,
+                         std::span<const std::size_t> displs, const char* what, const char* which);
 
 // Starts `collective` on `comm` with `args`: the algorithm `options` names,
 // or the communicator's table's choice for `bytes`. The first transfers are

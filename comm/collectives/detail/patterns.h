@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <vector>
 
 namespace railyard::comm::detail {
@@ -19,6 +20,23 @@ struct Blocks {
     return i * (count / parts) + (i < count % parts ? i : count % parts);
   }
   [[nodiscard]] std::size_t longest() const noexcept { return length(0); }
+};
+
+// Where each rank's block lies in a buffer of the v-collectives: the
+// caller's counts and displacements (in elements), or, when `counts` is
+// empty, `uniform` elements per rank in rank order.
+struct BlockLayout {
+  std::span<const std::size_t> counts;
+  std::span<const std::size_t> displs;
+  std::size_t uniform = 0;
+
+  [[nodiscard]] std::size_t count(int rank) const noexcept {
+    return counts.empty() ? uniform : counts[static_cast<std::size_t>(rank)];
+  }
+  [[nodiscard]] std::size_t offset(int rank) const noexcept {
+    return counts.empty() ? uniform * static_cast<std::size_t>(rank)
+                          : displs[static_cast<std::size_t>(rank)];
+  }
 };
 
 // The ring of ranks 0 .. size-1: the next and previous rank, and the rank

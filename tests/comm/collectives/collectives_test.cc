@@ -398,6 +398,188 @@ INSTANTIATE_TEST_SUITE_P(Collectives, BarrierAlgorithm,
 
 // Several non-blocking collectives in flight at once, with the program's
 // own messages between them: none takes another's messages.
+// The value rank r puts at element i of its block (uniquely its own).
+std::uint32_t tagged(int rank, std::size_t i) {
+  return (static_cast<std::uint32_t>(rank) << 24) | static_cast<std::uint32_t>(i);
+}
+
+class GatherAlgorithm : public ::testing::TestWithParam<Case> {};
+
+TEST_P(GatherAlgorithm, TheRootGetsEveryBlockInRankOrderAndScatterHandsThemBack) {
+  expect_clean(run_ranks(
+      GetParam().ranks,
+      [&](Communicator& comm) {
+        const Case& c = GetParam();
+        const auto size = static_cast<std::size_t>(comm.size());
+        for (const int root : {0, comm.size() - 1, comm.size() / 2}) {
+          for (const std::size_t count : kBlockCounts) {
+            for (const bool in_place : {false, true}) {
+              const bool at_root = comm.rank() == root;
+              std::vector<std::uint32_t> mine(count);
+              for (std::size_t i = 0; i < count; ++i) {
+                mine[i] = tagged(comm.rank(), i);
+              }
+              std::vector<std::uint32_t> all(at_root ? count * size : 0, 0);
+              const std::size_t at = count * static_cast<std::size_t>(comm.rank());
+              if (at_root && in_place) {
+                std::copy(mine.begin(), mine.end(), all.begin() + static_cast<std::ptrdiff_t>(at));
+              }
+              const void* send = at_root && in_place ? kInPlace : mine.data();
+              gather(comm, send, all.data(), count, DataType::kUint32, root,
+                     CollectiveOptions{c.algorithm});
+              for (std::size_t j = 0; j < all.size(); ++j) {
+                ASSERT_EQ(all[j], tagged(static_cast<int>(j / count), j % count))
+                    << "root " << root << ", count " << count << ", element " << j;
+              }
+              // And back: the root's blocks to their ranks.
+              std::vector<std::uint32_t> back(count, 0);
+              void* recv = at_root && in_place ? const_cast<void*>(kInPlace) : back.data();
+              scatter(comm, all.data(), recv, count, DataType::kUint32, root,
+                      CollectiveOptions{c.algorithm});
+              if (!(at_root && in_place)) {
+                ASSERT_EQ(back, mine) << "root " << root << ", count " << count;
+              }
+            }
+          }
+        }
+      },
+      GetParam().communicator()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Collectives, GatherAlgorithm,
+                         ::testing::ValuesIn(cases_of(Collective::kGather)), case_name);
+
+// Uneven blocks: rank r's is (r * 37 + base) % 97 elements (some empty),
+// laid out in reverse rank order with a gap of 3 after each.
+struct UnevenLayout {
+  std::vector<std::size_t> counts;
+  std::vector<std::size_t> displs;
+  std::size_t total = 0;
+
+  UnevenLayout(int ranks, std::size_t base) {
+    for (int r = 0; r < ranks; ++r) {
+      counts.push_back((static_cast<std::size_t>(r) * 37 + base) % 97);
+    }
+    displs.resize(counts.size());
+    for (int r = ranks - 1; r >= 0; --r) {
+      displs[static_cast<std::size_t>(r)] = total;
+      total += counts[static_cast<std::size_t>(r)] + 3;
+    }
+  }
+};
+
+TEST(VCollectives, GathervScattervAllgathervAndAlltoallvPlaceEveryBlock) {
+  for (const auto& setting : {std::pair{1, false}, std::pair{2, false}, std::pair{3, false},
+                              std::pair{5, false}, std::pair{4, true}}) {
+    // Named, not a structured binding: lambdas below capture them.
+    const int ranks = setting.first;
+    const bool rails = setting.second;
+    SCOPED_TRACE(::testing::Message() << ranks << " ranks" << (rails ? " over the rails" : ""));
+    Case c{"", ranks, rails};
+    expect_clean(run_ranks(
+        ranks,
+        [&](Communicator& comm) {
+          const int rank = comm.rank();
+          const auto me = static_cast<std::size_t>(rank);
+          for (const std::size_t base : {std::size_t{0}, std::size_t{50}, std::size_t{96}}) {
+            const UnevenLayout layout(ranks, base);
+            const std::size_t count = layout.counts[me];
+            std::vector<std::uint32_t> mine(count);
+            for (std::size_t i = 0; i < count; ++i) {
+              mine[i] = tagged(rank, i);
+            }
+            const auto expect_blocks = [&](const std::vector<std::uint32_t>& all,
+                                           const char* what) {
+              for (int r = 0; r < ranks; ++r) {
+                const auto q = static_cast<std::size_t>(r);
+                for (std::size_t i = 0; i < layout.counts[q]; ++i) {
+                  ASSERT_EQ(all[layout.displs[q] + i], tagged(r, i))
+                      << what << ", base " << base << ", block " << r << ", i " << i;
+                }
+              }
+            };
+            for (const int root : {0, ranks - 1}) {
+              std::vector<std::uint32_t> all(rank == root ? layout.total : 0, 0);
+              gatherv(comm, mine.data(), count, all.data(), layout.counts, layout.displs,
+                      DataType::kUint32, root);
+              if (rank == root) {
+                expect_blocks(all, "gatherv");
+              }
+              std::vector<std::uint32_t> back(count, 0);
+              scatterv(comm, all.data(), layout.counts, layout.displs, back.data(), count,
+                       DataType::kUint32, root);
+              ASSERT_EQ(back, mine) << "scatterv, base " << base << ", root " << root;
+            }
+            for (const bool in_place : {false, true}) {
+              std::vector<std::uint32_t> all(layout.total, 0);
+              if (in_place) {
+                std::copy(mine.begin(), mine.end(),
+                          all.begin() + static_cast<std::ptrdiff_t>(layout.displs[me]));
+              }
+              Request pending =
+                  iallgatherv(comm, in_place ? kInPlace : mine.data(), count, all.data(),
+                              layout.counts, layout.displs, DataType::kUint32);
+              pending.wait();
+              expect_blocks(all, in_place ? "allgatherv in place" : "allgatherv");
+            }
+            // alltoallv: rank r sends rank q a block of (r + q + base) % 7
+            // elements, packed in rank order on both sides.
+            const auto length = [&](int from, int to) {
+              return (static_cast<std::size_t>(from + to) + base) % 7;
+            };
+            std::vector<std::size_t> send_counts;
+            std::vector<std::size_t> send_displs;
+            std::vector<std::size_t> recv_counts;
+            std::vector<std::size_t> recv_displs;
+            std::size_t sent = 0;
+            std::size_t received = 0;
+            for (int q = 0; q < ranks; ++q) {
+              send_displs.push_back(sent);
+              send_counts.push_back(length(rank, q));
+              sent += send_counts.back();
+              recv_displs.push_back(received);
+              recv_counts.push_back(length(q, rank));
+              received += recv_counts.back();
+            }
+            std::vector<std::uint32_t> out(sent);
+            for (int q = 0; q < ranks; ++q) {
+              for (std::size_t i = 0; i < send_counts[static_cast<std::size_t>(q)]; ++i) {
+                out[send_displs[static_cast<std::size_t>(q)] + i] =
+                    tagged(rank, static_cast<std::size_t>(q) * 16 + i);
+              }
+            }
+            std::vector<std::uint32_t> in(received, 0);
+            alltoallv(comm, out.data(), send_counts, send_displs, in.data(), recv_counts,
+                      recv_displs, DataType::kUint32);
+            for (int q = 0; q < ranks; ++q) {
+              for (std::size_t i = 0; i < recv_counts[static_cast<std::size_t>(q)]; ++i) {
+                ASSERT_EQ(in[recv_displs[static_cast<std::size_t>(q)] + i], tagged(q, me * 16 + i))
+                    << "alltoallv, base " << base << ", from " << q << ", i " << i;
+              }
+            }
+          }
+        },
+        c.communicator()));
+  }
+}
+
+TEST(VCollectives, ALayoutOfTheWrongLengthIsAUsageErrorNamingIt) {
+  expect_clean(run_ranks(2, [](Communicator& comm) {
+    const std::vector<std::size_t> one{1};
+    std::vector<std::uint8_t> data(4);
+    try {
+      allgatherv(comm, data.data(), 1, data.data(), one, one, DataType::kUint8);
+      ADD_FAILURE() << "no error";
+    } catch (const UsageError& error) {
+      EXPECT_NE(std::string(error.what())
+                    .find("allgatherv: the receive counts and displacements "
+                          "have 1 and 1 entries; expected one per rank, 2"),
+                std::string::npos)
+          << error.what();
+    }
+  }));
+}
+
 TEST(Collectives, NonBlockingOnesOverlapEachOtherAndPointToPointTraffic) {
   expect_clean(run_ranks(4, [](Communicator& comm) {
     constexpr std::size_t kCount = 20000;
