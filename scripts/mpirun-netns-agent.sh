@@ -24,7 +24,11 @@ esac
 # jf.<job>/0), and now and then one lost the race with "File exists": each
 # host's daemon gets a temporary directory of its own, which
 # scripts/netns-rails.sh removes with the namespace.
+# And each host gets a UTS namespace with its own host name (hosta,
+# hostb): under one name Open MPI took the ranks of both hosts for
+# neighbours, and with --mca btl tcp,vader,self a rank crashed.
 session_base="/tmp/${namespace}.ompi"
 mkdir -p "$session_base"
-exec ip netns exec "$namespace" env OMPI_MCA_rtc_hwloc_vmhole=none \
-  OMPI_MCA_orte_tmpdir_base="$session_base" /bin/sh -c "$*"
+exec ip netns exec "$namespace" unshare --uts /bin/sh -c 'hostname "$1" && shift && exec "$@"' \
+  agent "$host" env OMPI_MCA_rtc_hwloc_vmhole=none OMPI_MCA_orte_tmpdir_base="$session_base" \
+  /bin/sh -c "$*"
