@@ -2,6 +2,7 @@
 // them (algorithm_table.cc). Each takes its arguments checked.
 #pragma once
 
+#include <array>
 #include <cstddef>
 
 #include "railyard/comm/collectives/algorithm_table.h"
@@ -40,9 +41,25 @@ CollectiveTask ring_reduce_scatter(const Channel& channel, const std::byte* sour
 // segments of this size, so that the reduction of one overlaps the arrival
 // of the next. 1 MiB is striped over every rail in 64 KiB fragments.
 inline constexpr std::size_t kRingSegmentBytes = std::size_t{1} << 20;
-// Allgather over `blocks` of `element`-byte elements at `data`, where rank
-// r holds block r: afterwards every rank holds every block.
-CollectiveTask ring_allgather(const Channel& channel, std::byte* data, Blocks blocks,
-                              std::size_t element);
+// Allgather over `blocks` (a Blocks or a BlockLayout) of `element`-byte
+// elements at `data`, where rank r holds block r: afterwards every rank
+// holds every block. In step s each rank passes block (r - s) to the next
+// rank and takes block (r - s - 1) from the previous one; p - 1 steps.
+template <typename Layout>
+CollectiveTask ring_allgather(const Channel& channel, std::byte* data, Layout blocks,
+                              std::size_t element) {
+  const Ring ring{channel.rank(), channel.size()};
+  for (int step = 0; step + 1 < ring.size; ++step) {
+    const auto out = static_cast<std::size_t>(ring.before(step));
+    const auto in = static_cast<std::size_t>(ring.before(step + 1));
+    const std::size_t in_bytes = blocks.length(in) * element;
+    std::array<Request, 2> exchange{
+        channel.recv(data + blocks.offset(in) * element, in_bytes, ring.previous()),
+        channel.send(data + blocks.offset(out) * element, blocks.length(out) * element,
+                     ring.next())};
+    co_await Transfers{exchange};
+    channel.expect(exchange[0], in_bytes, ring.previous());
+  }
+}
 
 }  // namespace railyard::comm::detail

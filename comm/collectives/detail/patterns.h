@@ -31,11 +31,17 @@ struct BlockLayout {
   std::size_t uniform = 0;
 
   [[nodiscard]] std::size_t count(int rank) const noexcept {
-    return counts.empty() ? uniform : counts[static_cast<std::size_t>(rank)];
+    return length(static_cast<std::size_t>(rank));
   }
   [[nodiscard]] std::size_t offset(int rank) const noexcept {
-    return counts.empty() ? uniform * static_cast<std::size_t>(rank)
-                          : displs[static_cast<std::size_t>(rank)];
+    return offset(static_cast<std::size_t>(rank));
+  }
+  // By block index, as Blocks has them (ring_allgather takes either).
+  [[nodiscard]] std::size_t length(std::size_t i) const noexcept {
+    return counts.empty() ? uniform : counts[i];
+  }
+  [[nodiscard]] std::size_t offset(std::size_t i) const noexcept {
+    return counts.empty() ? uniform * i : displs[i];
   }
 };
 
