@@ -16,11 +16,12 @@
 namespace railyard::comm {
 namespace {
 
-constexpr std::array<std::string_view, 13> kCollectiveNames{
-    "barrier", "bcast",   "allreduce", "allgather", "reduce_scatter", "reduce",   "alltoall",
-    "gather",  "scatter", "gatherv",   "scatterv",  "allgatherv",     "alltoallv"};
+constexpr std::array<std::string_view, 14> kCollectiveNames{
+    "barrier",  "bcast",      "allreduce", "allgather",      "reduce_scatter",
+    "reduce",   "alltoall",   "gather",    "scatter",        "gatherv",
+    "scatterv", "allgatherv", "alltoallv", "reduce_scatterv"};
 
-constexpr std::array<Algorithm, 14> kAlgorithms{{
+constexpr std::array<Algorithm, 15> kAlgorithms{{
     {Collective::kBarrier, "dissemination",
      "ceil(log2 p) rounds; in round k each rank signals the rank 2^k after it",
      detail::barrier_dissemination},
@@ -60,6 +61,10 @@ constexpr std::array<Algorithm, 14> kAlgorithms{{
     {Collective::kAlltoallv, "pairwise",
      "p-1 steps; in step s each rank sends to rank r+s and receives from rank r-s",
      detail::alltoallv_pairwise},
+    {Collective::kReduceScatterv, "ring",
+     "p-1 steps, each reducing one block (of its own length) into what the previous rank passed "
+     "on",
+     detail::reduce_scatterv_ring},
 }};
 
 // The end of a range that has none ("inf").
@@ -96,6 +101,7 @@ constexpr const Algorithm& kGathervLinear = *find(Collective::kGatherv, "linear"
 constexpr const Algorithm& kScattervLinear = *find(Collective::kScatterv, "linear");
 constexpr const Algorithm& kAllgathervRing = *find(Collective::kAllgatherv, "ring");
 constexpr const Algorithm& kAlltoallvPairwise = *find(Collective::kAlltoallv, "pairwise");
+constexpr const Algorithm& kReduceScattervRing = *find(Collective::kReduceScatterv, "ring");
 
 std::string names_of(Collective collective) {
   std::string out;
@@ -216,6 +222,8 @@ const Algorithm& AlgorithmTable::choose(Collective collective, std::size_t bytes
       return kAllgathervRing;
     case Collective::kAlltoallv:
       return kAlltoallvPairwise;
+    case Collective::kReduceScatterv:
+      return kReduceScattervRing;
   }
   return kDissemination;  // not reached: every collective is above
 }

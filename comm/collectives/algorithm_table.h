@@ -35,11 +35,12 @@ enum class Collective : std::uint8_t {
   kScatterv,
   kAllgatherv,
   kAlltoallv,
+  kReduceScatterv,
 };
 
 // "barrier", "bcast", "allreduce", "allgather", "reduce_scatter", "reduce",
 // "alltoall", "gather", "scatter", "gatherv", "scatterv", "allgatherv",
-// "alltoallv".
+// "alltoallv", "reduce_scatterv".
 [[nodiscard]] std::string_view to_string(Collective collective) noexcept;
 [[nodiscard]] std::optional<Collective> collective_named(std::string_view name) noexcept;
 

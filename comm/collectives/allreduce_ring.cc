@@ -23,7 +23,8 @@ CollectiveTask allreduce_ring(Channel channel, CollectiveArgs args) {
   // The reduce-scatter reads the input where it is and writes the result
   // into the receive buffer: no copy of the input first.
   const Blocks blocks{args.count, static_cast<std::size_t>(channel.size())};
-  co_await ring_reduce_scatter(channel, source, data, blocks, args.type, args.op);
+  const HeldLayout layout(blocks);
+  co_await ring_reduce_scatter(channel, source, data, layout.view(), args.type, args.op);
   co_await ring_allgather(channel, data, blocks, element);
 }
 

@@ -159,4 +159,14 @@ void alltoallv(const Communicator& comm, const void* send, std::span<const std::
                                  std::span<const std::size_t> recv_displs, DataType type,
                                  const CollectiveOptions& options = {});
 
+// reduce_scatterv (MPI_Reduce_scatter): the reduction of every rank's
+// sum(counts) elements at `send` (kInPlace: at recv), cut into back-to-back
+// blocks of counts[r] elements: rank r gets block r in `recv`.
+void reduce_scatterv(const Communicator& comm, const void* send, void* recv,
+                     std::span<const std::size_t> counts, DataType type, ReduceOp op,
+                     const CollectiveOptions& options = {});
+[[nodiscard]] Request ireduce_scatterv(const Communicator& comm, const void* send, void* recv,
+                                       std::span<const std::size_t> counts, DataType type,
+                                       ReduceOp op, const CollectiveOptions& options = {});
+
 }  // namespace railyard::comm

@@ -20,12 +20,13 @@
 namespace railyard::comm::detail {
 
 CollectiveTask ring_reduce_scatter(const Channel& channel, const std::byte* source, std::byte* data,
-                                   Blocks blocks, DataType type, ReduceOp op) {
+                                   BlockLayout blocks, DataType type, ReduceOp op) {
   const std::size_t element = size_of(type);
   const Ring ring{channel.rank(), channel.size()};
   // Whole elements per segment, at least one.
   const std::size_t per_segment = std::max<std::size_t>(kRingSegmentBytes / element, 1);
-  std::vector<std::byte> incoming(blocks.longest() * element);
+  const auto parts = static_cast<std::size_t>(ring.size);
+  std::vector<std::byte> incoming(blocks.longest(parts) * element);
   for (int step = 0; step + 1 < ring.size; ++step) {
     const auto out = static_cast<std::size_t>(ring.before(step + 1));
     const auto in = static_cast<std::size_t>(ring.before(step + 2));
@@ -37,7 +38,7 @@ CollectiveTask ring_reduce_scatter(const Channel& channel, const std::byte* sour
     // From the longest block, so that every rank cuts every block into as
     // many segments (some may be empty) and sends match receives.
     const std::size_t segments =
-        std::max((blocks.longest() + per_segment - 1) / per_segment, std::size_t{1});
+        std::max((blocks.longest(parts) + per_segment - 1) / per_segment, std::size_t{1});
     // Segment k of a block of n elements: [k * per, min(n, (k+1) * per)).
     const auto span_of = [&](std::size_t k, std::size_t n) {
       const std::size_t first = std::min(k * per_segment, n);
@@ -67,29 +68,51 @@ CollectiveTask ring_reduce_scatter(const Channel& channel, const std::byte* sour
   }
 }
 
-CollectiveTask reduce_scatter_ring(Channel channel, CollectiveArgs args) {
+namespace {
+
+// The reduce-scatter of `args` over `layout`'s blocks of a vector of
+// `total` elements: rank r's block of the result into args.recv.
+CollectiveTask reduce_scatter_over(const Channel& channel, const CollectiveArgs& args,
+                                   BlockLayout layout, std::size_t total) {
   const std::size_t element = size_of(args.type);
-  const auto parts = static_cast<std::size_t>(channel.size());
-  const Blocks blocks{args.count * parts, parts};
-  const std::size_t bytes = args.count * element;
+  const int rank = channel.rank();
+  const std::size_t bytes = layout.count(rank) * element;
   // The ring writes a whole vector of partial sums: the program's own when
   // in place, else one of its own (the receive buffer holds one block).
   std::vector<std::byte> partial;
   auto* data = static_cast<std::byte*>(args.recv);
   const auto* source = static_cast<const std::byte*>(args.in_place ? args.recv : args.send);
   if (!args.in_place) {
-    partial.resize(bytes * parts);
+    partial.resize(total * element);
     data = partial.data();
-    if (parts == 1) {
-      std::memcpy(data, source, bytes);  // no step reduces, or copies, anything
+    if (channel.size() == 1 && total != 0) {
+      std::memcpy(data, source, total * element);  // no step reduces, or copies, anything
     }
   }
-  co_await ring_reduce_scatter(channel, source, data, blocks, args.type, args.op);
+  co_await ring_reduce_scatter(channel, source, data, layout, args.type, args.op);
   auto* out = static_cast<std::byte*>(args.recv);
-  const std::byte* mine = data + blocks.offset(static_cast<std::size_t>(channel.rank())) * element;
+  const std::byte* mine = data + layout.offset(rank) * element;
   if (out != mine && bytes != 0) {
     std::memmove(out, mine, bytes);
   }
+}
+
+}  // namespace
+
+CollectiveTask reduce_scatter_ring(Channel channel, CollectiveArgs args) {
+  const auto parts = static_cast<std::size_t>(channel.size());
+  co_await reduce_scatter_over(channel, args, BlockLayout{{}, {}, args.count}, args.count * parts);
+}
+
+CollectiveTask reduce_scatterv_ring(Channel channel, CollectiveArgs args) {
+  // MPI_Reduce_scatter's blocks lie back to back in rank order.
+  std::vector<std::size_t> displs;
+  std::size_t total = 0;
+  for (const std::size_t count : args.counts) {
+    displs.push_back(total);
+    total += count;
+  }
+  co_await reduce_scatter_over(channel, args, BlockLayout{args.counts, displs, 0}, total);
 }
 
 }  // namespace railyard::comm::detail

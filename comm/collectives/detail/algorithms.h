@@ -26,16 +26,18 @@ CollectiveTask gather_linear(Channel channel, CollectiveArgs args);
 CollectiveTask scatter_linear(Channel channel, CollectiveArgs args);
 CollectiveTask allgatherv_ring(Channel channel, CollectiveArgs args);
 CollectiveTask alltoallv_pairwise(Channel channel, CollectiveArgs args);
+CollectiveTask reduce_scatterv_ring(Channel channel, CollectiveArgs args);
 
 // The ring steps the ring algorithms share. `channel` must outlive the task
 // (it is the caller's, which awaits the task).
 //
-// Reduce-scatter over `blocks` of this rank's input at `source` into
-// `data` (the same address, or another vector as long): afterwards block r
-// of rank r's data holds the reduction of every rank's block r (other
-// blocks hold partial results, or nothing). On one rank nothing is written.
+// Reduce-scatter over `blocks` (one per rank, in rank order, contiguous)
+// of this rank's input at `source` into `data` (the same address, or
+// another vector as long): afterwards block r of rank r's data holds the
+// reduction of every rank's block r (other blocks hold partial results, or
+// nothing). On one rank nothing is written.
 CollectiveTask ring_reduce_scatter(const Channel& channel, const std::byte* source, std::byte* data,
-                                   Blocks blocks, DataType type, ReduceOp op);
+                                   BlockLayout blocks, DataType type, ReduceOp op);
 
 // The most a ring step sends as one message: a step's block goes in
 // segments of this size, so that the reduction of one overlaps the arrival

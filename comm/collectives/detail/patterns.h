@@ -1,6 +1,7 @@
 // Who talks to whom, shared by the algorithms (as UCC's coll_patterns).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <span>
 #include <vector>
@@ -43,6 +44,29 @@ struct BlockLayout {
   [[nodiscard]] std::size_t offset(std::size_t i) const noexcept {
     return counts.empty() ? uniform * i : displs[i];
   }
+  // The longest block of `parts`.
+  [[nodiscard]] std::size_t longest(std::size_t parts) const noexcept {
+    std::size_t most = 0;
+    for (std::size_t i = 0; i < parts; ++i) {
+      most = std::max(most, length(i));
+    }
+    return most;
+  }
+};
+
+// The counts and displacements of `blocks`, held: a BlockLayout of them
+// views these arrays.
+struct HeldLayout {
+  std::vector<std::size_t> counts;
+  std::vector<std::size_t> displs;
+
+  explicit HeldLayout(Blocks blocks) {
+    for (std::size_t i = 0; i < blocks.parts; ++i) {
+      counts.push_back(blocks.length(i));
+      displs.push_back(blocks.offset(i));
+    }
+  }
+  [[nodiscard]] BlockLayout view() const noexcept { return BlockLayout{counts, displs, 0}; }
 };
 
 // The ring of ranks 0 .. size-1: the next and previous rank, and the rank

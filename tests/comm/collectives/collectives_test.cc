@@ -468,7 +468,7 @@ struct UnevenLayout {
   }
 };
 
-TEST(VCollectives, GathervScattervAllgathervAndAlltoallvPlaceEveryBlock) {
+TEST(VCollectives, GathervScattervAllgathervAlltoallvAndReduceScattervPlaceEveryBlock) {
   for (const auto& setting : {std::pair{1, false}, std::pair{2, false}, std::pair{3, false},
                               std::pair{5, false}, std::pair{4, true}}) {
     // Named, not a structured binding: lambdas below capture them.
@@ -555,6 +555,38 @@ TEST(VCollectives, GathervScattervAllgathervAndAlltoallvPlaceEveryBlock) {
               for (std::size_t i = 0; i < recv_counts[static_cast<std::size_t>(q)]; ++i) {
                 ASSERT_EQ(in[recv_displs[static_cast<std::size_t>(q)] + i], tagged(q, me * 16 + i))
                     << "alltoallv, base " << base << ", from " << q << ", i " << i;
+              }
+            }
+            // reduce_scatterv: rank r gets block r (counts[r] elements,
+            // blocks back to back) of the sum of every rank's vector.
+            std::size_t total = 0;
+            std::size_t first = 0;
+            for (int q = 0; q < ranks; ++q) {
+              if (q == rank) {
+                first = total;
+              }
+              total += layout.counts[static_cast<std::size_t>(q)];
+            }
+            const auto term = [](int r, std::size_t j) {
+              return static_cast<std::int64_t>(j) * (r + 1) - r;
+            };
+            for (const bool in_place : {false, true}) {
+              std::vector<std::int64_t> vector(total);
+              for (std::size_t j = 0; j < total; ++j) {
+                vector[j] = term(rank, j);
+              }
+              std::vector<std::int64_t> block(count, -1);
+              std::int64_t* result = in_place ? vector.data() : block.data();
+              Request pending = ireduce_scatterv(comm, in_place ? kInPlace : vector.data(), result,
+                                                 layout.counts, DataType::kInt64, ReduceOp::kSum);
+              pending.wait();
+              for (std::size_t i = 0; i < count; ++i) {
+                std::int64_t sum = 0;
+                for (int r = 0; r < ranks; ++r) {
+                  sum += term(r, first + i);
+                }
+                ASSERT_EQ(result[i], sum) << "reduce_scatterv" << (in_place ? " in place" : "")
+                                          << ", base " << base << ", i " << i;
               }
             }
           }
