@@ -21,13 +21,16 @@ constexpr std::array<std::string_view, 14> kCollectiveNames{
     "reduce",   "alltoall",   "gather",    "scatter",        "gatherv",
     "scatterv", "allgatherv", "alltoallv", "reduce_scatterv"};
 
-constexpr std::array<Algorithm, 15> kAlgorithms{{
+constexpr std::array<Algorithm, 17> kAlgorithms{{
     {Collective::kBarrier, "dissemination",
      "ceil(log2 p) rounds; in round k each rank signals the rank 2^k after it",
      detail::barrier_dissemination},
     {Collective::kBcast, "binomial",
      "binomial tree from the root: ceil(log2 p) steps, the whole vector each",
      detail::bcast_binomial},
+    {Collective::kBcast, "scatter_allgather",
+     "the root scatters p blocks, then a ring allgather: for long vectors on 3 ranks or more",
+     detail::bcast_scatter_allgather},
     {Collective::kAllreduce, "recursive_doubling",
      "log2 steps exchanging the whole vector; ranks past a power of two fold in first",
      detail::allreduce_recursive_doubling},
@@ -36,6 +39,9 @@ constexpr std::array<Algorithm, 15> kAlgorithms{{
      detail::allreduce_ring},
     {Collective::kAllgather, "ring", "p-1 steps, each passing one rank's block to the next rank",
      detail::allgather_ring},
+    {Collective::kAllgather, "recursive_doubling",
+     "ceil(log2 p) steps doubling the blocks held (Bruck's, any p): for small blocks",
+     detail::allgather_bruck},
     {Collective::kReduceScatter, "ring",
      "p-1 steps, each reducing one block into what the previous rank passed on",
      detail::reduce_scatter_ring},
@@ -75,6 +81,15 @@ constexpr std::uint64_t kNoEnd = std::numeric_limits<std::uint64_t>::max();
 // oneCCL at 8 KiB).
 constexpr std::size_t kAllreduceRingFrom = std::size_t{16} * 1024;
 
+// A broadcast from this size takes the scatter and ring allgather (MPICH's
+// default switch for long messages, 512 KiB; not yet measured here).
+constexpr std::size_t kBcastScatterFrom = std::size_t{512} * 1024;
+
+// Below this (the whole result) an allgather takes Bruck's log2 p steps
+// rather than the ring's p - 1 (MPICH switches at 80 KiB for non-powers of
+// two; not yet measured here).
+constexpr std::size_t kAllgatherRingFrom = std::size_t{64} * 1024;
+
 // The algorithm of `collective` called `name`, or null.
 constexpr const Algorithm* find(Collective collective, std::string_view name) noexcept {
   for (const Algorithm& entry : kAlgorithms) {
@@ -89,10 +104,12 @@ constexpr const Algorithm* find(Collective collective, std::string_view name) no
 // lacks would dereference null there, which does not compile).
 constexpr const Algorithm& kDissemination = *find(Collective::kBarrier, "dissemination");
 constexpr const Algorithm& kBcastBinomial = *find(Collective::kBcast, "binomial");
+constexpr const Algorithm& kBcastScatterAllgather = *find(Collective::kBcast, "scatter_allgather");
 constexpr const Algorithm& kReduceBinomial = *find(Collective::kReduce, "binomial");
 constexpr const Algorithm& kAllreduceDoubling = *find(Collective::kAllreduce, "recursive_doubling");
 constexpr const Algorithm& kAllreduceRing = *find(Collective::kAllreduce, "ring");
 constexpr const Algorithm& kAllgatherRing = *find(Collective::kAllgather, "ring");
+constexpr const Algorithm& kAllgatherDoubling = *find(Collective::kAllgather, "recursive_doubling");
 constexpr const Algorithm& kReduceScatterRing = *find(Collective::kReduceScatter, "ring");
 constexpr const Algorithm& kAlltoallPairwise = *find(Collective::kAlltoall, "pairwise");
 constexpr const Algorithm& kGatherLinear = *find(Collective::kGather, "linear");
@@ -194,7 +211,9 @@ const Algorithm& AlgorithmTable::choose(Collective collective, std::size_t bytes
     case Collective::kBarrier:
       return kDissemination;
     case Collective::kBcast:
-      return kBcastBinomial;
+      // On two ranks the scatter and the allgather each move half the vector
+      // in a step of their own: no gain over one send.
+      return bytes >= kBcastScatterFrom && ranks > 2 ? kBcastScatterAllgather : kBcastBinomial;
     case Collective::kReduce:
       return kReduceBinomial;
     case Collective::kAlltoall:
@@ -207,7 +226,7 @@ const Algorithm& AlgorithmTable::choose(Collective collective, std::size_t bytes
       // the swap's 0.99, the same 0.77-0.79 at 64 MiB).
       return bytes >= kAllreduceRingFrom && ranks > 2 ? kAllreduceRing : kAllreduceDoubling;
     case Collective::kAllgather:
-      return kAllgatherRing;
+      return bytes < kAllgatherRingFrom ? kAllgatherDoubling : kAllgatherRing;
     case Collective::kReduceScatter:
       return kReduceScatterRing;
     case Collective::kGather:

@@ -14,9 +14,11 @@ namespace railyard::comm::detail {
 
 CollectiveTask barrier_dissemination(Channel channel, CollectiveArgs args);
 CollectiveTask bcast_binomial(Channel channel, CollectiveArgs args);
+CollectiveTask bcast_scatter_allgather(Channel channel, CollectiveArgs args);
 CollectiveTask allreduce_recursive_doubling(Channel channel, CollectiveArgs args);
 CollectiveTask allreduce_ring(Channel channel, CollectiveArgs args);
 CollectiveTask allgather_ring(Channel channel, CollectiveArgs args);
+CollectiveTask allgather_bruck(Channel channel, CollectiveArgs args);
 CollectiveTask reduce_scatter_ring(Channel channel, CollectiveArgs args);
 CollectiveTask reduce_binomial(Channel channel, CollectiveArgs args);
 CollectiveTask alltoall_pairwise(Channel channel, CollectiveArgs args);

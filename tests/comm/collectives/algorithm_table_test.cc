@@ -36,6 +36,11 @@ TEST(AlgorithmTable, TheBuiltInChoiceGoesBySizeAndRanks) {
   // Two ranks: the ring's two steps move what one swap moves.
   EXPECT_EQ(table.choose(Collective::kAllreduce, 64 << 20, 2).name, "recursive_doubling");
   EXPECT_EQ(table.choose(Collective::kBarrier, 0, 5).name, "dissemination");
+  EXPECT_EQ(table.choose(Collective::kBcast, 1 << 20, 5).name, "scatter_allgather");
+  EXPECT_EQ(table.choose(Collective::kBcast, 1 << 20, 2).name, "binomial");
+  EXPECT_EQ(table.choose(Collective::kBcast, 1024, 5).name, "binomial");
+  EXPECT_EQ(table.choose(Collective::kAllgather, 1024, 5).name, "recursive_doubling");
+  EXPECT_EQ(table.choose(Collective::kAllgather, 1 << 20, 5).name, "ring");
   EXPECT_EQ(table.choose(Collective::kReduce, 1 << 20, 5).name, "binomial");
   EXPECT_EQ(table.choose(Collective::kAlltoall, 1 << 20, 5).name, "pairwise");
 }
