@@ -21,7 +21,7 @@ constexpr std::array<std::string_view, 14> kCollectiveNames{
     "reduce",   "alltoall",   "gather",    "scatter",        "gatherv",
     "scatterv", "allgatherv", "alltoallv", "reduce_scatterv"};
 
-constexpr std::array<Algorithm, 17> kAlgorithms{{
+constexpr std::array<Algorithm, 18> kAlgorithms{{
     {Collective::kBarrier, "dissemination",
      "ceil(log2 p) rounds; in round k each rank signals the rank 2^k after it",
      detail::barrier_dissemination},
@@ -34,6 +34,9 @@ constexpr std::array<Algorithm, 17> kAlgorithms{{
     {Collective::kAllreduce, "recursive_doubling",
      "log2 steps exchanging the whole vector; ranks past a power of two fold in first",
      detail::allreduce_recursive_doubling},
+    {Collective::kAllreduce, "rabenseifner",
+     "reduce-scatter by recursive halving, allgather by recursive doubling: 2 log2 p steps",
+     detail::allreduce_rabenseifner},
     {Collective::kAllreduce, "ring",
      "ring reduce-scatter then ring allgather: 2(p-1) steps of 1/p of the vector",
      detail::allreduce_ring},
@@ -76,10 +79,14 @@ constexpr std::array<Algorithm, 17> kAlgorithms{{
 // The end of a range that has none ("inf").
 constexpr std::uint64_t kNoEnd = std::numeric_limits<std::uint64_t>::max();
 
-// Below this an allreduce takes recursive doubling: its log2(p) steps beat
-// the ring's 2(p-1) while the vector is small (UCC switches at 4 KiB,
-// oneCCL at 8 KiB).
-constexpr std::size_t kAllreduceRingFrom = std::size_t{16} * 1024;
+// Below this an allreduce takes recursive doubling: its log2(p) steps of
+// the whole vector beat the others' twice as many steps while the vector is
+// small (UCC switches at 4 KiB, oneCCL at 8 KiB); from it, Rabenseifner's.
+constexpr std::size_t kAllreduceHalvingFrom = std::size_t{16} * 1024;
+// From here the ring: the same volume as Rabenseifner's, between neighbours
+// only, its reduction overlapping its transfers (MPICH and UCC keep
+// recursive halving for medium vectors; this switch is not yet measured).
+constexpr std::size_t kAllreduceRingFrom = std::size_t{1} << 20;
 
 // A broadcast from this size takes the scatter and ring allgather (MPICH's
 // default switch for long messages, 512 KiB; not yet measured here).
@@ -108,6 +115,7 @@ constexpr const Algorithm& kBcastScatterAllgather = *find(Collective::kBcast, "s
 constexpr const Algorithm& kReduceBinomial = *find(Collective::kReduce, "binomial");
 constexpr const Algorithm& kAllreduceDoubling = *find(Collective::kAllreduce, "recursive_doubling");
 constexpr const Algorithm& kAllreduceRing = *find(Collective::kAllreduce, "ring");
+constexpr const Algorithm& kAllreduceRabenseifner = *find(Collective::kAllreduce, "rabenseifner");
 constexpr const Algorithm& kAllgatherRing = *find(Collective::kAllgather, "ring");
 constexpr const Algorithm& kAllgatherDoubling = *find(Collective::kAllgather, "recursive_doubling");
 constexpr const Algorithm& kReduceScatterRing = *find(Collective::kReduceScatter, "ring");
@@ -224,7 +232,10 @@ const Algorithm& AlgorithmTable::choose(Collective collective, std::size_t bytes
       // did not pay for that on the emulated hosts (docs/benchmarks.md,
       // "Collectives against Open MPI": 0.90 of the rails at 4 MiB against
       // the swap's 0.99, the same 0.77-0.79 at 64 MiB).
-      return bytes >= kAllreduceRingFrom && ranks > 2 ? kAllreduceRing : kAllreduceDoubling;
+      if (ranks <= 2 || bytes < kAllreduceHalvingFrom) {
+        return kAllreduceDoubling;
+      }
+      return bytes < kAllreduceRingFrom ? kAllreduceRabenseifner : kAllreduceRing;
     case Collective::kAllgather:
       return bytes < kAllgatherRingFrom ? kAllgatherDoubling : kAllgatherRing;
     case Collective::kReduceScatter:

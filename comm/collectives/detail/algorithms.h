@@ -17,6 +17,7 @@ CollectiveTask bcast_binomial(Channel channel, CollectiveArgs args);
 CollectiveTask bcast_scatter_allgather(Channel channel, CollectiveArgs args);
 CollectiveTask allreduce_recursive_doubling(Channel channel, CollectiveArgs args);
 CollectiveTask allreduce_ring(Channel channel, CollectiveArgs args);
+CollectiveTask allreduce_rabenseifner(Channel channel, CollectiveArgs args);
 CollectiveTask allgather_ring(Channel channel, CollectiveArgs args);
 CollectiveTask allgather_bruck(Channel channel, CollectiveArgs args);
 CollectiveTask reduce_scatter_ring(Channel channel, CollectiveArgs args);

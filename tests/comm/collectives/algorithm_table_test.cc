@@ -33,6 +33,8 @@ TEST(AlgorithmTable, TheBuiltInChoiceGoesBySizeAndRanks) {
   const AlgorithmTable table;
   EXPECT_EQ(table.choose(Collective::kAllreduce, 8, 8).name, "recursive_doubling");
   EXPECT_EQ(table.choose(Collective::kAllreduce, 64 << 20, 8).name, "ring");
+  EXPECT_EQ(table.choose(Collective::kAllreduce, 64 << 10, 8).name, "rabenseifner");
+  EXPECT_EQ(table.choose(Collective::kAllreduce, 64 << 10, 2).name, "recursive_doubling");
   // Two ranks: the ring's two steps move what one swap moves.
   EXPECT_EQ(table.choose(Collective::kAllreduce, 64 << 20, 2).name, "recursive_doubling");
   EXPECT_EQ(table.choose(Collective::kBarrier, 0, 5).name, "dissemination");
@@ -72,7 +74,7 @@ TEST(AlgorithmTable, EveryBadEntryIsRefusedNamingIt) {
   expect_refused("allreduce:0-8k", "not COLLECTIVE:FROM-TO:ALGORITHM");
   expect_refused("allreduse:0-8k:ring", "no collective 'allreduse'");
   expect_refused("allreduce:0-8k:rign",
-                 "no allreduce algorithm 'rign'; there are recursive_doubling, ring");
+                 "no allreduce algorithm 'rign'; there are recursive_doubling, rabenseifner, ring");
   expect_refused("allreduce:8k-8k:ring", "range '8k-8k'");
   expect_refused("allreduce:8k-1k:ring", "range '8k-1k'");
   expect_refused("allreduce:x-1k:ring", "range 'x-1k'");
