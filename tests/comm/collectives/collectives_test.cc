@@ -612,6 +612,75 @@ TEST(VCollectives, ALayoutOfTheWrongLengthIsAUsageErrorNamingIt) {
   }));
 }
 
+// The larger rank counts of issue 14's matrix (11, 16) over shared
+// memory, every algorithm of the main collectives at a block length that
+// is not a multiple of the rank count, and a 16 MiB allreduce.
+TEST(ManyRanks, ElevenAndSixteenRanksRunEveryAlgorithmToTheReference) {
+  for (const int ranks : {11, 16}) {
+    SCOPED_TRACE(ranks);
+    expect_clean(run_ranks(ranks, [&](Communicator& comm) {
+      const auto size = static_cast<std::size_t>(comm.size());
+      constexpr std::size_t kCount = 4099;
+      for (const Algorithm& algorithm : all_algorithms()) {
+        const CollectiveOptions forced{std::string(algorithm.name)};
+        if (algorithm.collective == Collective::kAllreduce) {
+          std::vector<float> in(kCount);
+          for (std::size_t i = 0; i < kCount; ++i) {
+            in[i] = value(comm.rank(), i);
+          }
+          std::vector<float> out(kCount, -1.0F);
+          allreduce(comm, in.data(), out.data(), kCount, DataType::kFloat32, ReduceOp::kSum,
+                    forced);
+          for (std::size_t i = 0; i < kCount; ++i) {
+            float sum = 0;
+            for (int r = 0; r < ranks; ++r) {
+              sum += value(r, i);
+            }
+            ASSERT_EQ(out[i], sum) << algorithm.name << ", element " << i;
+          }
+        } else if (algorithm.collective == Collective::kAllgather) {
+          std::vector<std::uint32_t> mine(kCount);
+          for (std::size_t i = 0; i < kCount; ++i) {
+            mine[i] = tagged(comm.rank(), i);
+          }
+          std::vector<std::uint32_t> all(kCount * size, 0);
+          allgather(comm, mine.data(), all.data(), kCount, DataType::kUint32, forced);
+          for (std::size_t j = 0; j < all.size(); ++j) {
+            ASSERT_EQ(all[j], tagged(static_cast<int>(j / kCount), j % kCount))
+                << algorithm.name << ", element " << j;
+          }
+        } else if (algorithm.collective == Collective::kBcast) {
+          const int root = ranks / 2;
+          std::vector<std::uint8_t> data(kCount, 0);
+          if (comm.rank() == root) {
+            for (std::size_t i = 0; i < kCount; ++i) {
+              data[i] = static_cast<std::uint8_t>(i * 7);
+            }
+          }
+          bcast(comm, data.data(), kCount, DataType::kUint8, root, forced);
+          for (std::size_t i = 0; i < kCount; ++i) {
+            ASSERT_EQ(data[i], static_cast<std::uint8_t>(i * 7)) << algorithm.name << ", i " << i;
+          }
+        }
+      }
+      // 16 MiB of floats.
+      constexpr std::size_t kLarge = (std::size_t{16} << 20) / sizeof(float);
+      std::vector<float> large(kLarge);
+      for (std::size_t i = 0; i < kLarge; ++i) {
+        large[i] = value(comm.rank(), i);
+      }
+      allreduce(comm, kInPlace, large.data(), kLarge, DataType::kFloat32, ReduceOp::kSum);
+      for (std::size_t i = 0; i < kLarge; i += 4097) {
+        float sum = 0;
+        for (int r = 0; r < ranks; ++r) {
+          sum += value(r, i);
+        }
+        ASSERT_EQ(large[i], sum) << "16 MiB, element " << i;
+      }
+    }));
+  }
+}
+
 TEST(Collectives, NonBlockingOnesOverlapEachOtherAndPointToPointTraffic) {
   expect_clean(run_ranks(4, [](Communicator& comm) {
     constexpr std::size_t kCount = 20000;
