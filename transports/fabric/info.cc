@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #include "railyard/common/detail/env.h"
 #include "railyard/common/error.h"
@@ -40,6 +41,13 @@ std::uint32_t api_version() noexcept { return FI_VERSION(FI_MAJOR_VERSION, FI_MI
 
 int get_info(const char* node, const char* service, std::uint64_t flags, const FabricInfo& hints,
              FabricInfo& out) {
+  // libfabric 1.17's fi_getinfo is not safe to call from several threads at
+  // once: 11 to 16 threads opening their rails together crashed in an
+  // sscanf inside it (a job of thread ranks, or a program whose threads
+  // each open an endpoint). One call at a time; it runs only when rails
+  // open.
+  static std::mutex one_at_a_time;
+  const std::scoped_lock lock(one_at_a_time);
   // The first fi_getinfo of the process lets ofi_mrail cut its variables
   // at the first comma: railyard reads them first, to keep them whole.
   env::protect_from_libfabric();
