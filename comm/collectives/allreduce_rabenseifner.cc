@@ -34,22 +34,12 @@ CollectiveTask allreduce_rabenseifner(Channel channel, CollectiveArgs args) {
   if (!args.in_place && bytes != 0) {
     std::memcpy(data, args.send, bytes);
   }
-  const int rank = channel.rank();
-  const Doubling doubling{rank, channel.size()};
+  const Doubling doubling{channel.rank(), channel.size()};
+  // A rank that folds needs no scratch.
+  std::vector<std::byte> incoming(doubling.folds() ? 0 : bytes);
+  co_await fold_in(channel, doubling, data, incoming.data(), args.count, args.type, args.op);
   if (doubling.folds()) {
-    std::array<Request, 1> give{channel.send(data, bytes, rank + 1)};
-    co_await Transfers{give};
-    std::array<Request, 1> result{channel.recv(data, bytes, rank + 1)};
-    co_await Transfers{result};
-    channel.expect(result[0], bytes, rank + 1);
     co_return;
-  }
-  std::vector<std::byte> incoming(bytes);
-  if (rank < 2 * doubling.extra()) {
-    std::array<Request, 1> take{channel.recv(incoming.data(), bytes, rank - 1)};
-    co_await Transfers{take};
-    channel.expect(take[0], bytes, rank - 1);
-    reduce(args.type, args.op, data, incoming.data(), data, args.count);  // the lower rank left
   }
   const auto members = static_cast<std::size_t>(doubling.power());
   const auto member = static_cast<std::size_t>(doubling.member());
@@ -99,10 +89,7 @@ CollectiveTask allreduce_rabenseifner(Channel channel, CollectiveArgs args) {
     channel.expect(swap[0], in_bytes, partner);
     mine = parent;
   }
-  if (rank < 2 * doubling.extra()) {
-    std::array<Request, 1> back{channel.send(data, bytes, rank - 1)};
-    co_await Transfers{back};
-  }
+  co_await hand_back(channel, doubling, data, bytes);
 }
 
 }  // namespace railyard::comm::detail

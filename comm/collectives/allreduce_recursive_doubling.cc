@@ -25,29 +25,11 @@ CollectiveTask allreduce_recursive_doubling(Channel channel, CollectiveArgs args
   }
   const int rank = channel.rank();
   const Doubling doubling{rank, channel.size()};
-  std::vector<std::byte> theirs(bytes);
-  // Reduces what `other` sent into ours, the lower rank's on the left.
-  const auto fold_in = [&](int other) {
-    if (other < rank) {
-      reduce(args.type, args.op, data, theirs.data(), data, args.count);
-    } else {
-      reduce(args.type, args.op, data, data, theirs.data(), args.count);
-    }
-  };
-
+  // A rank that folds needs no scratch.
+  std::vector<std::byte> theirs(doubling.folds() ? 0 : bytes);
+  co_await fold_in(channel, doubling, data, theirs.data(), args.count, args.type, args.op);
   if (doubling.folds()) {
-    std::array<Request, 1> give{channel.send(data, bytes, rank + 1)};
-    co_await Transfers{give};
-    std::array<Request, 1> result{channel.recv(data, bytes, rank + 1)};
-    co_await Transfers{result};
-    channel.expect(result[0], bytes, rank + 1);
     co_return;
-  }
-  if (rank < 2 * doubling.extra()) {
-    std::array<Request, 1> take{channel.recv(theirs.data(), bytes, rank - 1)};
-    co_await Transfers{take};
-    channel.expect(take[0], bytes, rank - 1);
-    fold_in(rank - 1);
   }
   const int member = doubling.member();
   for (int distance = 1; distance < doubling.power(); distance *= 2) {
@@ -56,12 +38,14 @@ CollectiveTask allreduce_recursive_doubling(Channel channel, CollectiveArgs args
                                 channel.send(data, bytes, partner)};
     co_await Transfers{swap};
     channel.expect(swap[0], bytes, partner);
-    fold_in(partner);
+    // The lower rank's vector on the left.
+    if (partner < rank) {
+      reduce(args.type, args.op, data, theirs.data(), data, args.count);
+    } else {
+      reduce(args.type, args.op, data, data, theirs.data(), args.count);
+    }
   }
-  if (rank < 2 * doubling.extra()) {
-    std::array<Request, 1> back{channel.send(data, bytes, rank - 1)};
-    co_await Transfers{back};
-  }
+  co_await hand_back(channel, doubling, data, bytes);
 }
 
 }  // namespace railyard::comm::detail

@@ -2,7 +2,6 @@
 // length at its own place on both sides. p - 1 steps. Any p.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <array>
 #include <cstring>
 #include <vector>
@@ -25,11 +24,7 @@ CollectiveTask alltoallv_pairwise(Channel channel, CollectiveArgs args) {
   std::vector<std::byte> copy;
   const auto* in = static_cast<const std::byte*>(args.send);
   if (args.in_place) {
-    std::size_t end = 0;
-    for (int r = 0; r < size; ++r) {
-      end = std::max(end, (received.offset(r) + received.count(r)) * element);
-    }
-    copy.assign(out, out + end);
+    copy.assign(out, out + received.extent(static_cast<std::size_t>(size)) * element);
     in = copy.data();
   }
   if (!args.in_place && received.count(rank) != 0) {

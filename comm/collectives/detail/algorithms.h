@@ -42,6 +42,18 @@ CollectiveTask reduce_scatterv_ring(Channel channel, CollectiveArgs args);
 CollectiveTask ring_reduce_scatter(const Channel& channel, const std::byte* source, std::byte* data,
                                    BlockLayout blocks, DataType type, ReduceOp op);
 
+// The folding of the ranks past the largest power of two (Doubling), as
+// recursive doubling and Rabenseifner's allreduce do it. fold_in: a rank
+// that folds sends its `count` elements at `data` to rank + 1 and gets the
+// result back there (it is done then); the rank it folds into receives them
+// into `scratch` (as long) and reduces them into `data`, the lower rank's
+// on the left. hand_back, after the power-of-two part: the result to the
+// rank that folded. `channel` and `doubling` must outlive the task.
+CollectiveTask fold_in(const Channel& channel, const Doubling& doubling, std::byte* data,
+                       std::byte* scratch, std::size_t count, DataType type, ReduceOp op);
+CollectiveTask hand_back(const Channel& channel, const Doubling& doubling, const std::byte* data,
+                         std::size_t bytes);
+
 // The most a ring step sends as one message: a step's block goes in
 // segments of this size, so that the reduction of one overlaps the arrival
 // of the next. 1 MiB is striped over every rail in 64 KiB fragments.

@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <array>
 #include <atomic>
 
 #include "railyard/comm/collectives/detail/channel.h"
+#include "railyard/comm/collectives/detail/patterns.h"
 #include "railyard/comm/errors.h"
 #include "railyard/common/detail/log.h"
 
@@ -54,11 +54,7 @@ std::size_t check_layout(const Communicator& comm, std::span<const std::size_t> 
                     "expected one per rank, {}",
                     what, which, counts.size(), displs.size(), ranks));
   }
-  std::size_t end = 0;
-  for (std::size_t r = 0; r < ranks; ++r) {
-    end = std::max(end, displs[r] + counts[r]);
-  }
-  return end;
+  return BlockLayout{counts, displs, 0}.extent(ranks);
 }
 
 Request launch(const Communicator& comm, Collective collective, const CollectiveArgs& args,

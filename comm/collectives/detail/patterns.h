@@ -44,6 +44,14 @@ struct BlockLayout {
   [[nodiscard]] std::size_t offset(std::size_t i) const noexcept {
     return counts.empty() ? uniform * i : displs[i];
   }
+  // The elements the first `parts` blocks span: the largest end of one.
+  [[nodiscard]] std::size_t extent(std::size_t parts) const noexcept {
+    std::size_t end = 0;
+    for (std::size_t i = 0; i < parts; ++i) {
+      end = std::max(end, offset(i) + length(i));
+    }
+    return end;
+  }
   // The longest block of `parts`.
   [[nodiscard]] std::size_t longest(std::size_t parts) const noexcept {
     std::size_t most = 0;
