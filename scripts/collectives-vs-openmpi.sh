@@ -119,34 +119,31 @@ for s in json.load(open(sys.argv[1]))['subjects']:
         print(s['results'][-1]['bandwidth_MBps'])" "$out/reference.json" 2>/dev/null || true)
   printf 'reference: railyard-mrail-bench --compare parallel --policies fixed --sizes 16m --rounds %s (%s rails at %s)\n' \
     "$rounds" "$rails" "$rate" >>"$launches"
-  for ((round = 1; round <= rounds; round++)); do
-    # The order of the subjects turns each round (railyard-mrail-bench
-    # showed a subject measured late in a round runs slower).
-    subjects=(railyard tuned han)
-    ((per_host == 1)) && subjects=(railyard tuned)
-    count=${#subjects[@]}
-    for ((k = 0; k < count; k++)); do
-      case "${subjects[$(((k + round - 1) % count))]}" in
-        railyard) run_subject railyard "$round" "${mpirun_netns[@]}" "$bench" "${sweep[@]}" ;;
-        tuned) run_subject "Open MPI tuned" "$round" "${openmpi[@]}" "$bench_mpi" "${sweep[@]}" ;;
-        han) run_subject "Open MPI han" "$round" "${openmpi[@]}" --mca coll_han_priority 100 \
-          "$bench_mpi" "${sweep[@]}" ;;
-      esac
-    done
-  done
+  railyard_launch=("${mpirun_netns[@]}")
+  subjects=(railyard tuned han)
+  if ((per_host == 1)); then
+    subjects=(railyard tuned)
+  fi
 else
-  for ((round = 1; round <= rounds; round++)); do
-    if ((round % 2 == 1)); then
-      run_subject railyard "$round" "$build/examples/railyard-run" -n "$ranks" --timeout 800 "$bench" "${sweep[@]}"
-      run_subject "Open MPI vader" "$round" mpirun --allow-run-as-root -np "$ranks" --oversubscribe \
-        --bind-to none --mca pml ob1 --mca btl vader,self "$bench_mpi" "${sweep[@]}"
-    else
-      run_subject "Open MPI vader" "$round" mpirun --allow-run-as-root -np "$ranks" --oversubscribe \
-        --bind-to none --mca pml ob1 --mca btl vader,self "$bench_mpi" "${sweep[@]}"
-      run_subject railyard "$round" "$build/examples/railyard-run" -n "$ranks" --timeout 800 "$bench" "${sweep[@]}"
-    fi
-  done
+  railyard_launch=("$build/examples/railyard-run" -n "$ranks" --timeout 800)
+  openmpi=(mpirun --allow-run-as-root -np "$ranks" --oversubscribe --bind-to none --mca pml ob1
+    --mca btl vader,self)
+  subjects=(railyard vader)
 fi
+for ((round = 1; round <= rounds; round++)); do
+  # The order of the subjects turns each round (railyard-mrail-bench showed
+  # a subject measured late in a round runs slower).
+  count=${#subjects[@]}
+  for ((k = 0; k < count; k++)); do
+    case "${subjects[$(((k + round - 1) % count))]}" in
+      railyard) run_subject railyard "$round" "${railyard_launch[@]}" "$bench" "${sweep[@]}" ;;
+      tuned) run_subject "Open MPI tuned" "$round" "${openmpi[@]}" "$bench_mpi" "${sweep[@]}" ;;
+      han) run_subject "Open MPI han" "$round" "${openmpi[@]}" --mca coll_han_priority 100 \
+        "$bench_mpi" "${sweep[@]}" ;;
+      vader) run_subject "Open MPI vader" "$round" "${openmpi[@]}" "$bench_mpi" "${sweep[@]}" ;;
+    esac
+  done
+done
 
 csv=$out/$operation-$layout.csv
 python3 "$here/combine-bench-rounds.py" --reference-mbps "${reference_mbps:-0}" -o "$csv" \
