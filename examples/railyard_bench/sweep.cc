@@ -10,11 +10,13 @@ std::vector<std::size_t> sweep_sizes(std::size_t min, std::size_t max, std::size
   std::vector<std::size_t> sizes;
   for (std::size_t size = min; size <= max;) {
     sizes.push_back(size);
-    const std::size_t next = step != 0 ? size + step : std::max<std::size_t>(size * factor, 1);
-    if (next <= size) {
-      break;  // wrapped around, or a zero size times the factor
+    // The next size would pass `max` (checked before it is computed, so
+    // that it cannot wrap around into a small one). A zero size is followed
+    // by 1.
+    if (step != 0 ? max - size < step : size > max / factor) {
+      break;
     }
-    size = next;
+    size = step != 0 ? size + step : std::max<std::size_t>(size * factor, 1);
   }
   return sizes;
 }

@@ -65,6 +65,9 @@ TEST(BenchSweep, SizesGrowByTheFactorOrTheStep) {
   // Near the top of size_t the sweep ends instead of wrapping around.
   const std::size_t top = SIZE_MAX;
   EXPECT_EQ(sweep_sizes(top / 2 + 1, top, 2, 0).size(), 1U);
+  // (2^62 + 1) * 5 wraps to 2^62 + 5: a bigger size, but not a real one.
+  EXPECT_EQ(sweep_sizes((std::size_t{1} << 62) + 1, top, 5, 0).size(), 1U);
+  EXPECT_EQ(sweep_sizes(top - 1, top, 0, 5).size(), 1U);
 }
 
 BenchOptions resolved(const std::vector<std::pair<std::string, std::string>>& flags) {
