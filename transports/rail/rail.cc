@@ -5,6 +5,8 @@
 #include <rdma/fi_rma.h>
 #include <rdma/fi_tagged.h>
 
+#include <poll.h>
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -119,7 +121,7 @@ Rail::Rail(const RailOptions& options)
       limits_(read_limits(*info_.get())),
       resources_(std::make_shared<Resources>(*info_.get())),
       av_(resources_->domain, options_.expected_peers),
-      cq_(resources_->domain, queue_size(options_, limits_)),
+      cq_(resources_->domain, queue_size(options_, limits_), &resources_->fabric),
       endpoint_(resources_->domain, *info_.get()),
       completion_batch_(kCompletionBatch) {
   log_provider_defaults();
@@ -720,7 +722,35 @@ bool Rail::ready_to_block() noexcept {
     return false;
   }
   std::array<fid*, 1> fids{&cq_.get()->fid};
-  return fi_trywait(resources_->fabric.get(), fids.data(), 1) == 0;
+  if (fi_trywait(resources_->fabric.get(), fids.data(), 1) != 0) {
+    return false;
+  }
+  pollfd descriptor{wait_fd(), POLLIN, 0};
+  if (::poll(&descriptor, 1, 0) <= 0) {
+    return true;  // quiet: a poll on it sleeps until the next event
+  }
+  return clear_stale_signal();
+}
+
+bool Rail::clear_stale_signal() noexcept {
+  // fi_trywait allowed sleeping, yet the descriptor polls readable: either
+  // work came in just now, or the provider never cleared an old signal.
+  // libfabric 1.17's net provider does the latter: its fi_trywait neither
+  // checks nor clears, so after the first completion the descriptor stays
+  // readable for good, every "sleep" returns at once, a waiting rank spins,
+  // and with more ranks than cores the rank it waits for is starved. The
+  // queue's wait set is reset here instead; what still polls readable after
+  // that is real work.
+  switch (cq_.clear_signal()) {
+    case fabric::CompletionQueue::SignalReset::kNoWaitSet:
+      return true;  // nothing to reset with: the poll decides
+    case fabric::CompletionQueue::SignalReset::kReady:
+      return false;
+    case fabric::CompletionQueue::SignalReset::kQuiet:
+      break;
+  }
+  pollfd descriptor{wait_fd(), POLLIN, 0};
+  return ::poll(&descriptor, 1, 0) <= 0;
 }
 
 bool Rail::wait(const Request& request, std::chrono::milliseconds timeout) {

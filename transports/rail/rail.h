@@ -142,7 +142,10 @@ class Rail {
   // For waiters blocking on several rails at once (see progress.h).
   [[nodiscard]] fabric::WaitKind wait_kind() const noexcept { return cq_.wait_kind(); }
   [[nodiscard]] int wait_fd() const noexcept { return cq_.wait_fd(); }
-  // True when sleeping on wait_fd() cannot miss an event (fi_trywait).
+  // True when sleeping on wait_fd() cannot miss an event (fi_trywait) and
+  // the descriptor is quiet, so that a poll on it sleeps. A descriptor the
+  // provider left signalled with no completion behind it is cleared first
+  // (see clear_stale_signal()).
   [[nodiscard]] bool ready_to_block() noexcept;
   // Blocks inside the provider for up to `timeout` (WaitKind::kSread rails),
   // then completes what arrived.
@@ -198,6 +201,9 @@ class Rail {
   // Called in a catch block: keeps the exception if it is the first.
   void keep_escaped() noexcept;
   void rethrow_escaped();
+  // Clears a wait descriptor that polls readable though fi_trywait allowed
+  // sleeping; false when it still polls readable after that (work to do).
+  bool clear_stale_signal() noexcept;
 
   RailOptions options_;
   std::optional<BindAddress> bind_address_;
