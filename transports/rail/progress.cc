@@ -16,12 +16,20 @@ using Clock = std::chrono::steady_clock;
 // While a rail has posts the provider deferred, nothing may signal its wait
 // object when room frees up, so sleeps stay this short.
 constexpr std::chrono::milliseconds kDeferredPostPoll{1};
-// Rails with no wait object are re-polled this often.
+// Rails with no wait object (libfabric's shm) announce nothing: their work
+// is found only by polling them. For this long after the last completion a
+// waiter polls them and yields the core between polls, so that the rank it
+// waits for, maybe on the same core, runs the step it waits for at once
+// (a sleep would cost that step a scheduler tick or the sleep's length);
+// after that it sleeps kNoWaitObjectSleep at a time, and so never keeps a
+// core busy through a long wait.
+constexpr std::chrono::milliseconds kNoWaitObjectYield{2};
 constexpr std::chrono::microseconds kNoWaitObjectSleep{100};
 
 // Sleeps until a rail has work or `budget` passes; without `lock` while
-// it sleeps, when there is one.
-void block(std::span<Rail* const> rails, std::chrono::nanoseconds budget, ProgressLock* lock) {
+// it sleeps, when there is one. `idle`: how long since the last completion.
+void block(std::span<Rail* const> rails, std::chrono::nanoseconds budget,
+           std::chrono::nanoseconds idle, ProgressLock* lock) {
   std::vector<pollfd> fds;
   fds.reserve(rails.size());
   bool short_sleep = false;
@@ -50,6 +58,10 @@ void block(std::span<Rail* const> rails, std::chrono::nanoseconds budget, Progre
     }
   }
   if (no_wait_object) {
+    if (idle < kNoWaitObjectYield) {
+      std::this_thread::yield();
+      return;
+    }
     budget = std::min<std::chrono::nanoseconds>(budget, kNoWaitObjectSleep);
   }
   if (short_sleep) {
@@ -282,7 +294,8 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
       idle_work_due = true;
       continue;
     }
-    block(rails, std::min<std::chrono::nanoseconds>(deadline - now, policy.max_block), poll.lock);
+    block(rails, std::min<std::chrono::nanoseconds>(deadline - now, policy.max_block),
+          now - last_activity, poll.lock);
   }
 }
 
