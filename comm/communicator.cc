@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "railyard/comm/bootstrap/make_bootstrap.h"
 #include "railyard/comm/detail/rank_card.h"
@@ -32,9 +33,9 @@ std::optional<unsigned> launcher_local_rank() {
 
 // This rank's card: its host, the CPUs it may run on and, from one rank per
 // host, the host's machine layout.
-Blob my_rank_card() {
+Blob my_rank_card(const CommunicatorOptions& options) {
   detail::RankCard card;
-  card.host = host_identity();
+  card.host = options.host_id.empty() ? host_identity() : options.host_id;
   card.cpus = topology::process_binding();
   if (detail::reads_host_machine_for_card(launcher_local_rank())) {
     try {
@@ -63,7 +64,7 @@ Communicator Communicator::world() {
 Communicator Communicator::world(const CommunicatorOptions& options, const Join& join,
                                  std::chrono::milliseconds setup_timeout) {
   detail::StartupSteps steps;
-  const Blob card = my_rank_card();
+  const Blob card = my_rank_card(options);
   steps.mark("rank card");
   auto bootstrap = join(card);
   steps.mark("bootstrap");
@@ -93,12 +94,37 @@ Communicator::Communicator(std::shared_ptr<const detail::Group> group)
       ++local_size_;
     }
   }
+  // Ranks per host, by the world's host index (hosts a communicator leaves
+  // out count nothing).
+  std::vector<int> per_host;
+  for (const int member : group_->members) {
+    const auto index = static_cast<std::size_t>(world_->host_index(member));
+    if (index >= per_host.size()) {
+      per_host.resize(index + 1, 0);
+    }
+    ++per_host[index];
+  }
+  std::erase(per_host, 0);
+  host_count_ = static_cast<int>(per_host.size());
+  // (No members at all: the placeholder split() makes for a rank that
+  // joins no new communicator.)
+  ranks_per_host_ = !per_host.empty() && std::ranges::all_of(
+                                             per_host, [&](int n) { return n == per_host.front(); })
+                        ? per_host.front()
+                        : 0;
 }
 
 int Communicator::rank() const noexcept { return group_->rank; }
 int Communicator::size() const noexcept { return static_cast<int>(group_->members.size()); }
 int Communicator::local_rank() const noexcept { return local_rank_; }
 int Communicator::local_size() const noexcept { return local_size_; }
+int Communicator::host_count() const noexcept { return host_count_; }
+int Communicator::ranks_per_host() const noexcept { return ranks_per_host_; }
+
+int Communicator::host_index(int rank) const {
+  check_peer(rank, "host_index", false);
+  return world_->host_index(group_->members[static_cast<std::size_t>(rank)]);
+}
 std::uint32_t Communicator::context() const noexcept { return group_->context; }
 const CommunicatorOptions& Communicator::options() const noexcept { return world_->options(); }
 

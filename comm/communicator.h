@@ -65,6 +65,13 @@ class Communicator {
   // host identity; see host_identity.h).
   [[nodiscard]] int local_rank() const noexcept;
   [[nodiscard]] int local_size() const noexcept;
+  // The host a rank of this communicator runs on: ranks with the same index
+  // share a host. Hosts are numbered in the order of their lowest world rank.
+  [[nodiscard]] int host_index(int rank) const;
+  // How many hosts the communicator spans, and how many of its ranks each
+  // has when every host has the same number (0 when they differ).
+  [[nodiscard]] int host_count() const noexcept;
+  [[nodiscard]] int ranks_per_host() const noexcept;
   // This communicator's context id (0 for the world).
   [[nodiscard]] std::uint32_t context() const noexcept;
   [[nodiscard]] const CommunicatorOptions& options() const noexcept;
@@ -153,6 +160,8 @@ class Communicator {
   std::shared_ptr<const detail::Group> group_;
   int local_rank_ = 0;
   int local_size_ = 1;
+  int host_count_ = 1;
+  int ranks_per_host_ = 1;
 };
 
 }  // namespace railyard::comm

@@ -43,6 +43,13 @@ struct CommunicatorOptions {
   // empty (the default): the built-in choice everywhere.
   std::string algorithms;
 
+  // The host this rank says it runs on, when not empty; else its host
+  // identity (host_identity.h: RAILYARD_HOST_ID, or the host name and
+  // network namespace). Ranks with equal ones are local to each other. For
+  // ranks run as threads of one process that stand for ranks of several
+  // hosts (tests); from_environment() leaves it empty.
+  std::string host_id;
+
   // Throws ConfigError naming the first invalid variable.
   [[nodiscard]] static CommunicatorOptions from_environment();
 };

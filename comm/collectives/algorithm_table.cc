@@ -21,7 +21,7 @@ constexpr std::array<std::string_view, 14> kCollectiveNames{
     "reduce",   "alltoall",   "gather",    "scatter",        "gatherv",
     "scatterv", "allgatherv", "alltoallv", "reduce_scatterv"};
 
-constexpr std::array<Algorithm, 18> kAlgorithms{{
+constexpr std::array<Algorithm, 19> kAlgorithms{{
     {Collective::kBarrier, "dissemination",
      "ceil(log2 p) rounds; in round k each rank signals the rank 2^k after it",
      detail::barrier_dissemination},
@@ -40,6 +40,10 @@ constexpr std::array<Algorithm, 18> kAlgorithms{{
     {Collective::kAllreduce, "ring",
      "ring reduce-scatter then ring allgather: 2(p-1) steps of 1/p of the vector",
      detail::allreduce_ring},
+    {Collective::kAllreduce, "split_rail",
+     "several ranks per host: reduce-scatter within each host, one allreduce per local rank "
+     "across hosts side by side, allgather within each host; pipelined in segments",
+     detail::allreduce_split_rail},
     {Collective::kAllgather, "ring", "p-1 steps, each passing one rank's block to the next rank",
      detail::allgather_ring},
     {Collective::kAllgather, "recursive_doubling",
@@ -88,6 +92,11 @@ constexpr std::size_t kAllreduceHalvingFrom = std::size_t{16} * 1024;
 // recursive halving for medium vectors; this switch is not yet measured).
 constexpr std::size_t kAllreduceRingFrom = std::size_t{1} << 20;
 
+// From here an allreduce over hosts that each run several ranks (the same
+// number) takes the split-rail hierarchy: below it the same-host steps it
+// adds cost more than the network volume it saves.
+constexpr std::size_t kAllreduceSplitRailFrom = std::size_t{1} << 20;
+
 // A broadcast from this size takes the scatter and ring allgather (MPICH's
 // default switch for long messages, 512 KiB; not yet measured here).
 constexpr std::size_t kBcastScatterFrom = std::size_t{512} * 1024;
@@ -116,6 +125,7 @@ constexpr const Algorithm& kReduceBinomial = *find(Collective::kReduce, "binomia
 constexpr const Algorithm& kAllreduceDoubling = *find(Collective::kAllreduce, "recursive_doubling");
 constexpr const Algorithm& kAllreduceRing = *find(Collective::kAllreduce, "ring");
 constexpr const Algorithm& kAllreduceRabenseifner = *find(Collective::kAllreduce, "rabenseifner");
+constexpr const Algorithm& kAllreduceSplitRail = *find(Collective::kAllreduce, "split_rail");
 constexpr const Algorithm& kAllgatherRing = *find(Collective::kAllgather, "ring");
 constexpr const Algorithm& kAllgatherDoubling = *find(Collective::kAllgather, "recursive_doubling");
 constexpr const Algorithm& kReduceScatterRing = *find(Collective::kReduceScatter, "ring");
@@ -207,8 +217,8 @@ AlgorithmTable AlgorithmTable::from_environment() {
   return {};
 }
 
-const Algorithm& AlgorithmTable::choose(Collective collective, std::size_t bytes,
-                                        int ranks) const noexcept {
+const Algorithm& AlgorithmTable::choose(Collective collective, std::size_t bytes, int ranks,
+                                        HostShape hosts) const noexcept {
   for (const Override& entry : overrides_) {
     if (entry.collective == collective && bytes >= entry.from &&
         (bytes < entry.to || entry.to == kNoEnd)) {
@@ -232,6 +242,9 @@ const Algorithm& AlgorithmTable::choose(Collective collective, std::size_t bytes
       // did not pay for that on the emulated hosts (docs/benchmarks.md,
       // "Collectives against Open MPI": 0.90 of the rails at 4 MiB against
       // the swap's 0.99, the same 0.77-0.79 at 64 MiB).
+      if (hosts.hosts > 1 && hosts.ranks_per_host > 1 && bytes >= kAllreduceSplitRailFrom) {
+        return kAllreduceSplitRail;
+      }
       if (ranks <= 2 || bytes < kAllreduceHalvingFrom) {
         return kAllreduceDoubling;
       }

@@ -70,6 +70,12 @@ struct CollectiveArgs {
   bool in_place = false;
 };
 
+// How a communicator's ranks sit on hosts, for the hierarchical choices.
+struct HostShape {
+  int hosts = 1;
+  int ranks_per_host = 0;  // when every host has the same number; else 0
+};
+
 struct Algorithm {
   Collective collective;
   std::string_view name;
@@ -91,9 +97,9 @@ class AlgorithmTable {
   [[nodiscard]] static AlgorithmTable from_environment();
 
   // The algorithm for `bytes` (the whole vector a rank contributes or
-  // receives) on `ranks` ranks.
-  [[nodiscard]] const Algorithm& choose(Collective collective, std::size_t bytes,
-                                        int ranks) const noexcept;
+  // receives) on `ranks` ranks spread over hosts as `hosts` says.
+  [[nodiscard]] const Algorithm& choose(Collective collective, std::size_t bytes, int ranks,
+                                        HostShape hosts = {}) const noexcept;
   // The algorithm of `collective` called `name`; UsageError naming it and
   // the collective's algorithms otherwise.
   [[nodiscard]] static const Algorithm& named(Collective collective, std::string_view name);

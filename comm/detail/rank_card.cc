@@ -86,4 +86,21 @@ HostPeers host_peers(const std::vector<RankCard>& cards, int rank) {
   return peers;
 }
 
+std::vector<int> host_indexes(const std::vector<RankCard>& cards) {
+  std::vector<int> index(cards.size(), -1);
+  int hosts = 0;
+  for (std::size_t rank = 0; rank < cards.size(); ++rank) {
+    if (index[rank] != -1) {
+      continue;
+    }
+    for (std::size_t other = rank; other < cards.size(); ++other) {
+      if (cards[other].host == cards[rank].host) {
+        index[other] = hosts;
+      }
+    }
+    ++hosts;
+  }
+  return index;
+}
+
 }  // namespace railyard::comm::detail

@@ -38,4 +38,8 @@ struct HostPeers {
 
 [[nodiscard]] HostPeers host_peers(const std::vector<RankCard>& cards, int rank);
 
+// Which host each rank is on, by rank: hosts are numbered 0, 1, ... in the
+// order of their lowest rank.
+[[nodiscard]] std::vector<int> host_indexes(const std::vector<RankCard>& cards);
+
 }  // namespace railyard::comm::detail

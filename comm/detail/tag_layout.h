@@ -26,13 +26,26 @@ inline constexpr std::uint64_t kInternalBit = std::uint64_t{1} << 31;
 
 // Library tags on a communicator (with kInternalBit).
 inline constexpr std::uint64_t kSplitTag = 1;
-// A collective's messages: bit 30, and the number of the collective on its
-// communicator in bits 29..0, so that the messages of collectives in flight
-// together (non-blocking ones) never match each other's receives.
+// A collective's messages: bit 30, a stream of the collective in bits
+// 29..24, and the number of the collective on its communicator in bits
+// 23..0, so that the messages of collectives in flight together
+// (non-blocking ones) never match each other's receives, nor those of the
+// streams one collective runs side by side (a pipeline's segments; 0 for
+// an algorithm with one stream).
 inline constexpr std::uint64_t kCollectiveTagBit = std::uint64_t{1} << 30;
+inline constexpr unsigned kCollectiveStreamShift = 24;
+inline constexpr std::uint32_t kCollectiveStreams = 64;
+inline constexpr std::uint64_t kCollectiveNumberMask =
+    (std::uint64_t{1} << kCollectiveStreamShift) - 1;
 
 [[nodiscard]] constexpr std::uint64_t collective_tag(std::uint32_t sequence) noexcept {
-  return kCollectiveTagBit | (sequence & (kCollectiveTagBit - 1));
+  return kCollectiveTagBit | (sequence & kCollectiveNumberMask);
+}
+
+// The tag of stream `stream` (below kCollectiveStreams) of a collective's tag.
+[[nodiscard]] constexpr std::uint64_t stream_tag(std::uint64_t collective_wire,
+                                                 std::uint32_t stream) noexcept {
+  return collective_wire | (std::uint64_t{stream % kCollectiveStreams} << kCollectiveStreamShift);
 }
 
 }  // namespace railyard::comm::detail

@@ -40,6 +40,7 @@ World::World(std::unique_ptr<Bootstrap> bootstrap, CommunicatorOptions options,
       bootstrap_(std::move(bootstrap)) {
   const std::vector<RankCard> cards = decode_cards(*bootstrap_);
   host_ = host_peers(cards, rank());
+  host_index_ = host_indexes(cards);
   auto endpoint_options = mrail::Options::from_environment(rails_for_rank(cards, host_));
   endpoint_options.host_rail =
       host_rail_for(options_.shared_memory, host_, cards[static_cast<std::size_t>(rank())].host);

@@ -68,6 +68,10 @@ class World {
   [[nodiscard]] int rank() const noexcept { return bootstrap_->rank(); }
   [[nodiscard]] int size() const noexcept { return bootstrap_->size(); }
   [[nodiscard]] const HostPeers& host() const noexcept { return host_; }
+  // The host a world rank is on (host_indexes()).
+  [[nodiscard]] int host_index(int world_rank) const {
+    return host_index_.at(static_cast<std::size_t>(world_rank));
+  }
   [[nodiscard]] const CommunicatorOptions& options() const noexcept { return options_; }
   [[nodiscard]] const AlgorithmTable& algorithms() const noexcept { return algorithms_; }
   [[nodiscard]] mrail::Endpoint& endpoint() noexcept { return *endpoint_; }
@@ -102,6 +106,7 @@ class World {
   std::chrono::milliseconds setup_timeout_;
   std::unique_ptr<Bootstrap> bootstrap_;
   HostPeers host_;
+  std::vector<int> host_index_;  // by world rank
   std::unique_ptr<mrail::Endpoint> endpoint_;
   std::vector<mrail::PeerId> peers_;  // by world rank
   std::vector<int> rank_of_peer_;     // by PeerId::index

@@ -22,9 +22,12 @@ namespace railyard::testing {
 
 // Runs body(communicator) on `size` threads, one rank each; returns each
 // rank's exception text ("" when it returned).
+// With `host_of`, rank r says it runs on host host_of(r)
+// (CommunicatorOptions::host_id), so threads stand for ranks of several hosts.
 inline std::vector<std::string> run_ranks(int size,
                                           const std::function<void(comm::Communicator&)>& body,
-                                          comm::CommunicatorOptions options = {}) {
+                                          comm::CommunicatorOptions options = {},
+                                          const std::function<int(int)>& host_of = {}) {
   const ScopedEnv rails("FI_OFI_MRAIL_ADDR", "127.0.0.1,127.0.0.2");
   rstream::Listener listener("127.0.0.1:0");
   comm::BootstrapOptions bootstrap;
@@ -37,8 +40,12 @@ inline std::vector<std::string> run_ranks(int size,
   for (int rank = 0; rank < size; ++rank) {
     threads.emplace_back([&, rank] {
       try {
+        comm::CommunicatorOptions mine = options;
+        if (host_of) {
+          mine.host_id = "thread-host-" + std::to_string(host_of(rank));
+        }
         comm::Communicator world = comm::Communicator::world(
-            options,
+            mine,
             [&](std::span<const std::byte> card) -> std::unique_ptr<comm::Bootstrap> {
               if (rank == 0) {
                 return std::make_unique<comm::RootBootstrap>(std::move(listener), size, card,

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 
 #include "railyard/comm/collectives/algorithm_table.h"
 #include "railyard/comm/collectives/detail/channel.h"
@@ -18,6 +19,7 @@ CollectiveTask bcast_scatter_allgather(Channel channel, CollectiveArgs args);
 CollectiveTask allreduce_recursive_doubling(Channel channel, CollectiveArgs args);
 CollectiveTask allreduce_ring(Channel channel, CollectiveArgs args);
 CollectiveTask allreduce_rabenseifner(Channel channel, CollectiveArgs args);
+CollectiveTask allreduce_split_rail(Channel channel, CollectiveArgs args);
 CollectiveTask allgather_ring(Channel channel, CollectiveArgs args);
 CollectiveTask allgather_bruck(Channel channel, CollectiveArgs args);
 CollectiveTask reduce_scatter_ring(Channel channel, CollectiveArgs args);
@@ -58,6 +60,15 @@ CollectiveTask hand_back(const Channel& channel, const Doubling& doubling, const
 // segments of this size, so that the reduction of one overlaps the arrival
 // of the next. 1 MiB is striped over every rail in 64 KiB fragments.
 inline constexpr std::size_t kRingSegmentBytes = std::size_t{1} << 20;
+// The split-rail allreduce's pipeline: each lane reduces this much of the
+// vector at a time (a host's ranks share it), and this many lanes run side
+// by side. Measured on the emulated hosts (2 x 2 ranks, 4 rails;
+// docs/benchmarks.md): 2 MiB in 3 lanes took a 64 MiB allreduce in 163-172
+// ms, 4 MiB in 1 or 2 lanes 195 ms, 1 MiB 240-280 ms, one 64 MiB segment
+// 288 ms.
+inline constexpr std::size_t kSplitRailSegmentBytes = std::size_t{2} << 20;
+inline constexpr std::uint32_t kSplitRailLanes = 3;
+
 // Allgather over `blocks` (a Blocks or a BlockLayout) of `element`-byte
 // elements at `data`, where rank r holds block r: afterwards every rank
 // holds every block. In step s each rank passes block (r - s) to the next

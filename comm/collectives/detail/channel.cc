@@ -17,14 +17,35 @@ Channel::Channel(const Communicator& comm, const char* name)
       rank_(comm.rank()),
       size_(comm.size()) {}
 
+Channel Channel::subset(std::span<const int> members, std::uint32_t stream) const {
+  Channel sub = *this;
+  auto ranks = std::make_shared<std::vector<int>>();
+  ranks->reserve(members.size());
+  sub.rank_ = -1;
+  for (const int member : members) {
+    if (member == rank_) {
+      sub.rank_ = static_cast<int>(ranks->size());
+    }
+    ranks->push_back(comm_rank(member));
+  }
+  if (sub.rank_ < 0) {
+    throw Error(fmt::format("{}: rank {} is not in the subset of ranks it runs a step with", name_,
+                            comm_rank(rank_)));
+  }
+  sub.size_ = static_cast<int>(ranks->size());
+  sub.wire_ = stream_tag(wire_, stream);
+  sub.members_ = std::move(ranks);
+  return sub;
+}
+
 Request Channel::send(const void* data, std::size_t bytes, int to) const {
   // The payload is only read; the communicator's one start() serves both.
-  return comm_.post_collective(false, const_cast<void*>(data), bytes, to,  // NOLINT(*-const-cast)
-                               wire_);
+  return comm_.post_collective(false, const_cast<void*>(data),  // NOLINT(*-const-cast)
+                               bytes, comm_rank(to), wire_);
 }
 
 Request Channel::recv(void* data, std::size_t bytes, int from) const {
-  return comm_.post_collective(true, data, bytes, from, wire_);
+  return comm_.post_collective(true, data, bytes, comm_rank(from), wire_);
 }
 
 Request Channel::start(const Communicator& comm, const char* name, CollectiveTask task) {
@@ -36,7 +57,7 @@ void Channel::expect(const Request& received, std::size_t bytes, int from) const
     throw UsageError(fmt::format(
         "{}: rank {} sent {} bytes where rank {} expected {}: the ranks called it with different "
         "counts (or types)",
-        name_, from, received.status().bytes, rank_, bytes));
+        name_, comm_rank(from), received.status().bytes, comm_rank(rank_), bytes));
   }
 }
 

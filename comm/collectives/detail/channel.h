@@ -5,6 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
 
 #include "railyard/comm/collectives/detail/task.h"
 #include "railyard/comm/communicator.h"
@@ -18,9 +21,21 @@ class Channel {
   // `name` (a string literal) names the collective in errors.
   Channel(const Communicator& comm, const char* name);
 
+  // A channel over some of this one's ranks, for an algorithm that runs
+  // steps among a subset (the ranks of one host, or one rank of each host):
+  // rank i of the new channel is rank members[i] of this one, which must
+  // hold this rank. Its messages go on stream `stream` of this collective
+  // (tag_layout.h), so that subsets working side by side between the same
+  // ranks on different streams never take each other's messages.
+  [[nodiscard]] Channel subset(std::span<const int> members, std::uint32_t stream) const;
+
   [[nodiscard]] int rank() const noexcept { return rank_; }
   [[nodiscard]] int size() const noexcept { return size_; }
   [[nodiscard]] const Communicator& comm() const noexcept { return comm_; }
+  // The communicator rank of a rank of this channel.
+  [[nodiscard]] int comm_rank(int rank) const noexcept {
+    return members_ ? (*members_)[static_cast<std::size_t>(rank)] : rank;
+  }
 
   [[nodiscard]] Request send(const void* data, std::size_t bytes, int to) const;
   [[nodiscard]] Request recv(void* data, std::size_t bytes, int from) const;
@@ -40,6 +55,8 @@ class Channel {
   std::uint64_t wire_;
   int rank_;
   int size_;
+  // Communicator rank of each rank of a subset; null: every rank, as is.
+  std::shared_ptr<const std::vector<int>> members_;
 };
 
 }  // namespace railyard::comm::detail

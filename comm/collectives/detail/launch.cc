@@ -59,9 +59,11 @@ std::size_t check_layout(const Communicator& comm, std::span<const std::size_t> 
 
 Request launch(const Communicator& comm, Collective collective, const CollectiveArgs& args,
                std::size_t bytes, const CollectiveOptions& options) {
-  const Algorithm& algorithm = options.algorithm.empty()
-                                   ? comm.algorithm_table().choose(collective, bytes, comm.size())
-                                   : AlgorithmTable::named(collective, options.algorithm);
+  const Algorithm& algorithm =
+      options.algorithm.empty()
+          ? comm.algorithm_table().choose(collective, bytes, comm.size(),
+                                          HostShape{comm.host_count(), comm.ranks_per_host()})
+          : AlgorithmTable::named(collective, options.algorithm);
   if (!logged(algorithm).exchange(true, std::memory_order_relaxed)) {
     log::info("{}: algorithm {} (first chosen for {} bytes on {} ranks{})", to_string(collective),
               algorithm.name, bytes, comm.size(),

@@ -37,8 +37,9 @@ class CollectiveTask {
   using Handle = std::coroutine_handle<promise_type>;
 
   struct promise_type {
-    std::span<Request> awaited;       // transfers the task waits for
-    CollectiveTask* inner = nullptr;  // or a task it runs inside itself
+    std::span<Request> awaited;              // transfers the task waits for
+    CollectiveTask* inner = nullptr;         // or a task it runs inside itself
+    std::span<CollectiveTask> side_by_side;  // or tasks it runs together
     std::exception_ptr error;
 
     CollectiveTask get_return_object() noexcept {
@@ -86,6 +87,11 @@ class CollectiveTask {
           return false;
         }
         promise.inner = nullptr;
+      } else if (!promise.side_by_side.empty()) {
+        if (!step_all(promise.side_by_side)) {
+          return false;
+        }
+        promise.side_by_side = {};
       } else if (!promise.awaited.empty()) {
         if (!all_done(promise.awaited)) {
           return false;
@@ -95,6 +101,15 @@ class CollectiveTask {
       handle_.resume();
     }
     return true;
+  }
+
+  // Steps every one of `tasks` (each as far as it goes); whether all ended.
+  static bool step_all(std::span<CollectiveTask> tasks) noexcept {
+    bool ended = true;
+    for (CollectiveTask& task : tasks) {
+      ended = task.step() && ended;
+    }
+    return ended;
   }
 
   // After step() returned true: throws what the task threw, if it did.
@@ -121,6 +136,24 @@ class CollectiveTask {
   explicit CollectiveTask(Handle handle) noexcept : handle_(handle) {}
 
   Handle handle_;
+};
+
+// co_await SideBySide{tasks}: runs the tasks together inside the awaiting
+// one (each steps whenever its own transfers allow) until all have ended,
+// then throws the first one's error, if any threw. The tasks must outlive
+// the await.
+struct SideBySide {
+  std::span<CollectiveTask> tasks;
+
+  [[nodiscard]] bool await_ready() const noexcept { return CollectiveTask::step_all(tasks); }
+  void await_suspend(CollectiveTask::Handle task) const noexcept {
+    task.promise().side_by_side = tasks;
+  }
+  void await_resume() const {
+    for (const CollectiveTask& task : tasks) {
+      task.rethrow();
+    }
+  }
 };
 
 // co_await Transfers{requests}: suspends until every request has finished,

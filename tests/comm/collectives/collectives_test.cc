@@ -5,6 +5,7 @@
 // blocking and not, against a reference computed here.
 #include "railyard/comm/collectives/collectives.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -139,6 +140,134 @@ TEST(RingSegments, LargeVectorsReduceInSegmentsToTheReference) {
       }
     }));
   }
+}
+
+// Ranks run as threads that stand for ranks of several hosts
+// (CommunicatorOptions::host_id): ranks of one host talk over shared
+// memory, the hosts over the loopback rails. `hosts` x `per_host` ranks,
+// host h holding ranks h*per_host .. (h+1)*per_host-1, or, with
+// `interleaved`, ranks h, h+hosts, h+2*hosts, ...
+struct HostLayout {
+  int hosts;
+  int per_host;
+  bool interleaved = false;
+
+  [[nodiscard]] int ranks() const { return hosts * per_host; }
+  [[nodiscard]] int host_of(int rank) const { return interleaved ? rank % hosts : rank / per_host; }
+};
+
+// The split-rail allreduce on 2x2, 3x2 and 2x3 ranks (and 2x2 with the
+// hosts' ranks interleaved), with vectors that are empty, odd, and long
+// enough for several pipeline segments per lane: sums and maxima against
+// the reference, in place, non-blocking; random floats bitwise equal on
+// every rank; the built-in table choosing it from 1 MiB only there.
+TEST(SplitRail, HostsWithSeveralRanksEachReduceToTheReferenceWithTheSameBits) {
+  constexpr std::size_t kSegmentFloats = detail::kSplitRailSegmentBytes / sizeof(float);
+  // The last: two segments for every lane, and a short one.
+  const std::size_t counts[] = {
+      0, 1, 7, 1027, (std::size_t{1} << 18) + 3, kSegmentFloats * detail::kSplitRailLanes * 2 + 11};
+  for (const HostLayout layout :
+       {HostLayout{2, 2}, HostLayout{3, 2}, HostLayout{2, 3}, HostLayout{2, 2, true}}) {
+    SCOPED_TRACE(fmt::format("{} hosts x {} ranks{}", layout.hosts, layout.per_host,
+                             layout.interleaved ? ", interleaved" : ""));
+    const CollectiveOptions split{"split_rail"};
+    std::vector<std::vector<std::uint32_t>> bits(static_cast<std::size_t>(layout.ranks()));
+    CommunicatorOptions options;
+    options.timeout = std::chrono::seconds(120);
+    expect_clean(run_ranks(
+        layout.ranks(),
+        [&](Communicator& comm) {
+          ASSERT_EQ(comm.host_count(), layout.hosts);
+          ASSERT_EQ(comm.ranks_per_host(), layout.per_host);
+          const HostShape shape{comm.host_count(), comm.ranks_per_host()};
+          EXPECT_EQ(comm.algorithm_table()
+                        .choose(Collective::kAllreduce, std::size_t{1} << 20, comm.size(), shape)
+                        .name,
+                    "split_rail");
+          EXPECT_NE(comm.algorithm_table()
+                        .choose(Collective::kAllreduce, 64 * 1024, comm.size(), shape)
+                        .name,
+                    "split_rail");
+          for (int peer = 0; peer < comm.size(); ++peer) {
+            if (peer != comm.rank()) {
+              EXPECT_EQ(comm.shares_memory_with(peer),
+                        layout.host_of(peer) == layout.host_of(comm.rank()))
+                  << "peer " << peer;
+            }
+          }
+          for (const std::size_t count : counts) {
+            std::vector<float> in(count);
+            for (std::size_t i = 0; i < count; ++i) {
+              in[i] = value(comm.rank(), i);
+            }
+            std::vector<float> out(count, -1.0F);
+            allreduce(comm, in.data(), out.data(), count, DataType::kFloat32, ReduceOp::kSum,
+                      split);
+            std::vector<std::int32_t> maxima(count);
+            for (std::size_t i = 0; i < count; ++i) {
+              maxima[i] = static_cast<std::int32_t>(value(comm.rank(), i));
+            }
+            Request pending = iallreduce(comm, kInPlace, maxima.data(), count, DataType::kInt32,
+                                         ReduceOp::kMax, split);
+            pending.wait();
+            for (std::size_t i = 0; i < count; ++i) {
+              float sum = 0;
+              std::int32_t top = INT32_MIN;
+              for (int r = 0; r < comm.size(); ++r) {
+                sum += value(r, i);
+                top = std::max(top, static_cast<std::int32_t>(value(r, i)));
+              }
+              ASSERT_EQ(out[i], sum) << "count " << count << ", element " << i;
+              ASSERT_EQ(maxima[i], top) << "count " << count << ", element " << i;
+            }
+          }
+          std::mt19937 random(static_cast<unsigned>(comm.rank()) + 1U);
+          std::uniform_real_distribution<float> any(-1e3F, 1e3F);
+          std::vector<float> data(kSegmentFloats + 40009);
+          for (float& x : data) {
+            x = any(random);
+          }
+          allreduce(comm, kInPlace, data.data(), data.size(), DataType::kFloat32, ReduceOp::kSum,
+                    split);
+          auto& mine = bits[static_cast<std::size_t>(comm.rank())];
+          for (const float x : data) {
+            mine.push_back(std::bit_cast<std::uint32_t>(x));
+          }
+        },
+        options, [&](int rank) { return layout.host_of(rank); }));
+    for (std::size_t r = 1; r < bits.size(); ++r) {
+      EXPECT_EQ(bits[r], bits[0]) << "rank " << r;
+    }
+  }
+}
+
+// Hosts with different numbers of ranks have no split: the table keeps the
+// flat algorithms, and split_rail forced runs the flat one, to the same
+// result.
+TEST(SplitRail, UnevenHostsFallBackToTheFlatAllreduce) {
+  const auto host_of = [](int rank) { return rank < 2 ? 0 : 1; };
+  expect_clean(run_ranks(
+      3,
+      [&](Communicator& comm) {
+        EXPECT_EQ(comm.host_count(), 2);
+        EXPECT_EQ(comm.ranks_per_host(), 0);
+        EXPECT_NE(comm.algorithm_table()
+                      .choose(Collective::kAllreduce, std::size_t{8} << 20, comm.size(),
+                              HostShape{comm.host_count(), comm.ranks_per_host()})
+                      .name,
+                  "split_rail");
+        const std::size_t count = (std::size_t{1} << 18) + 3;
+        std::vector<float> data(count);
+        for (std::size_t i = 0; i < count; ++i) {
+          data[i] = value(comm.rank(), i);
+        }
+        allreduce(comm, kInPlace, data.data(), count, DataType::kFloat32, ReduceOp::kSum,
+                  CollectiveOptions{"split_rail"});
+        for (std::size_t i = 0; i < count; ++i) {
+          ASSERT_EQ(data[i], value(0, i) + value(1, i) + value(2, i)) << "element " << i;
+        }
+      },
+      CommunicatorOptions{}, host_of));
 }
 
 // Random floats, whose sum depends on the order of adding: every rank must

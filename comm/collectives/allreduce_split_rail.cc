@@ -1,0 +1,95 @@
+// Allreduce over hosts that each run several ranks, split by host as UCC's
+// hierarchical (split-rail) allreduce is: the ranks of a host reduce-scatter
+// the vector among themselves over the same-host path (shared memory when
+// the Communicator found it), so local rank l holds block l reduced over
+// its host; the L ranks with the same local rank, one per host, then run L
+// allreduces side by side, each of its own block only, each over that
+// rank's own rails; and the host's ranks allgather the blocks. A host so
+// sends and receives its vector once over the network in all, shared by
+// its ranks, where a flat ring passes every rank's traffic through it.
+//
+// Large vectors go in segments, and three lanes of segments run side by side
+// on streams of their own, so that one lane's same-host steps overlap the
+// others' network steps. Every block is reduced in the same order wherever
+// it ends up, so every rank gets the same bits. Ranks not spread evenly over
+// several hosts with several ranks each run the flat allreduce instead.
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "railyard/comm/collectives/detail/algorithms.h"
+#include "railyard/comm/collectives/detail/host_groups.h"
+
+namespace railyard::comm::detail {
+namespace {
+
+constexpr std::size_t kSegmentBytes = kSplitRailSegmentBytes;
+constexpr std::uint32_t kLanes = kSplitRailLanes;
+
+// The table's choice for a flat allreduce of `args` on `channel`'s ranks
+// (the allreduce among one rank per host, or the whole one when there is no
+// split): never this algorithm again, even when RAILYARD_ALGO names it.
+CollectiveTask flat_allreduce(Channel channel, CollectiveArgs args) {
+  const Algorithm& chosen = channel.comm().algorithm_table().choose(
+      Collective::kAllreduce, args.count * size_of(args.type), channel.size());
+  const Algorithm& flat = chosen.run == &allreduce_split_rail
+                              ? AlgorithmTable::named(Collective::kAllreduce, "ring")
+                              : chosen;
+  CollectiveTask task = flat.run(std::move(channel), args);
+  co_await task;
+}
+
+// One segment: `count` elements of the input at `source` reduced into
+// `data` over every host.
+CollectiveTask reduce_segment(const Channel& local, const Channel& across, const std::byte* source,
+                              std::byte* data, std::size_t count, DataType type, ReduceOp op) {
+  const std::size_t element = size_of(type);
+  const Blocks blocks{count, static_cast<std::size_t>(local.size())};
+  const HeldLayout layout(blocks);
+  co_await ring_reduce_scatter(local, source, data, layout.view(), type, op);
+  const auto mine = static_cast<std::size_t>(local.rank());
+  CollectiveArgs block;
+  block.recv = data + blocks.offset(mine) * element;
+  block.count = blocks.length(mine);
+  block.type = type;
+  block.op = op;
+  block.in_place = true;
+  co_await flat_allreduce(across, block);
+  co_await ring_allgather(local, data, blocks, element);
+}
+
+// Segments lane, lane + kLanes, ... of the vector, one after the other.
+CollectiveTask run_lane(Channel local, Channel across, const std::byte* source, std::byte* data,
+                        std::size_t count, std::size_t segment, std::uint32_t lane, DataType type,
+                        ReduceOp op) {
+  const std::size_t element = size_of(type);
+  for (std::size_t first = lane * segment; first < count; first += kLanes * segment) {
+    const std::size_t length = std::min(segment, count - first);
+    co_await reduce_segment(local, across, source + first * element, data + first * element, length,
+                            type, op);
+  }
+}
+
+}  // namespace
+
+CollectiveTask allreduce_split_rail(Channel channel, CollectiveArgs args) {
+  const std::optional<HostGroups> groups = host_groups(channel);
+  if (!groups) {
+    co_await flat_allreduce(std::move(channel), args);
+    co_return;
+  }
+  const std::size_t element = size_of(args.type);
+  auto* data = static_cast<std::byte*>(args.recv);
+  const auto* source = static_cast<const std::byte*>(args.in_place ? args.recv : args.send);
+  const std::size_t segment = std::max<std::size_t>(1, kSegmentBytes / element);
+  // Streams 1.. for the lanes: each lane's two subsets on a stream of its own.
+  std::array<CollectiveTask, kLanes> lanes;
+  for (std::uint32_t lane = 0; lane < kLanes; ++lane) {
+    lanes[lane] =
+        run_lane(channel.subset(groups->local, 1 + lane), channel.subset(groups->across, 1 + lane),
+                 source, data, args.count, segment, lane, args.type, args.op);
+  }
+  co_await SideBySide{lanes};
+}
+
+}  // namespace railyard::comm::detail
