@@ -185,7 +185,7 @@ TEST(SplitRail, HostsWithSeveralRanksEachReduceToTheReferenceWithTheSameBits) {
                         .name,
                     "split_rail");
           EXPECT_NE(comm.algorithm_table()
-                        .choose(Collective::kAllreduce, 64 * 1024, comm.size(), shape)
+                        .choose(Collective::kAllreduce, std::size_t{64} << 10, comm.size(), shape)
                         .name,
                     "split_rail");
           for (int peer = 0; peer < comm.size(); ++peer) {
