@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <mutex>
+#include <set>
 
 #include "railyard/comm/detail/rank_rails.h"
 #include "railyard/comm/detail/shared_memory.h"
@@ -19,6 +21,25 @@ using Clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kSlice{50};
 // A wait this long or longer has no deadline.
 constexpr std::chrono::hours kUnbounded{24 * 365 * 100};
+
+// Whether this host runs more ranks than the cores they may run on (the
+// union of their bindings): their waits then yield the core while they
+// spin (WaitPolicy::yield_while_spinning). Logged once per process.
+bool oversubscribed(const std::vector<RankCard>& cards, const HostPeers& host) {
+  std::set<unsigned> cores;
+  for (const int rank : host.ranks) {
+    const auto& cpus = cards[static_cast<std::size_t>(rank)].cpus;
+    cores.insert(cpus.begin(), cpus.end());
+  }
+  const bool more_ranks = !cores.empty() && host.ranks.size() > cores.size();
+  static std::once_flag logged;
+  std::call_once(logged, [&] {
+    log::info("communicator: {} rank(s) on this host, {} core(s) they may run on: waiting ranks {}",
+              host.ranks.size(), cores.size(),
+              more_ranks ? "yield the core while they spin" : "spin without yielding");
+  });
+  return more_ranks;
+}
 
 std::vector<RankCard> decode_cards(const Bootstrap& bootstrap) {
   std::vector<RankCard> cards;
@@ -42,6 +63,7 @@ World::World(std::unique_ptr<Bootstrap> bootstrap, CommunicatorOptions options,
   host_ = host_peers(cards, rank());
   host_index_ = host_indexes(cards);
   auto endpoint_options = mrail::Options::from_environment(rails_for_rank(cards, host_));
+  endpoint_options.wait.yield_while_spinning = oversubscribed(cards, host_);
   endpoint_options.host_rail =
       host_rail_for(options_.shared_memory, host_, cards[static_cast<std::size_t>(rank())].host);
   steps.mark("rail mapping");

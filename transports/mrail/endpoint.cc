@@ -364,6 +364,9 @@ PeerId Endpoint::insert_peer(std::span<const std::byte> blob) {
       StripePlan(std::move(weights), min_chunk, std::min<std::uint64_t>(128, min_chunk)),
       std::min(options_.fragment_size, remote.max_fragment),
       std::min(options_.window, remote.window), options_.window));
+  const bool same_host = rails_[peers_.back()->paths.front().local_rail]->host_only;
+  peers_.back()->eager_limit =
+      same_host && options_.host_rail ? options_.host_rail->eager_limit : options_.eager_limit;
   peer_ids_.emplace(remote.id, id);
 
   // Messages that arrived before we knew the peer.

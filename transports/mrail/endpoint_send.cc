@@ -59,7 +59,7 @@ void Endpoint::transmit(Peer& peer, Request& request) {
   header.source = id_;
   header.tag = request.tag_;
   header.total = request.capacity_;
-  if (request.capacity_ <= options_.eager_limit) {
+  if (request.capacity_ <= peer.eager_limit) {
     send_eager(peer, request, header);
   } else {
     send_rendezvous(peer, request, header);

@@ -279,6 +279,9 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
       return false;
     }
     if (now - last_activity < policy.spin) {
+      if (policy.yield_while_spinning) {
+        std::this_thread::yield();
+      }
       continue;
     }
     // Every rail is polled once more before sleeping: a cold rail may hold

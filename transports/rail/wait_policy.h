@@ -16,6 +16,13 @@ struct WaitPolicy {
   std::chrono::microseconds spin{100};
   // Longest single sleep; the waiter then re-polls even without a wake-up.
   std::chrono::milliseconds max_block{100};
+  // Yield the core between polls while spinning. For hosts that run more
+  // ranks than they have cores: a rank that spins there holds a core the
+  // rank it waits for may need, until the scheduler takes it away (so every
+  // wait on a peer cost the whole spin); yielding hands the core over at
+  // once. Off: a yield is a system call on every poll, needless when every
+  // rank has a core of its own. The Communicator sets it (comm/detail/world.cc).
+  bool yield_while_spinning = false;
 
   // spin from RAILYARD_SPIN_US (0 to 1000000), max_block default.
   [[nodiscard]] static WaitPolicy from_environment();

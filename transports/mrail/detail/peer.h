@@ -43,6 +43,9 @@ struct Peer {
   std::size_t home_path;
   StripePlan plan;  // over `paths`, weighted by their local rails
   std::uint32_t max_fragment;
+  // Largest message sent eagerly: Options::eager_limit, or the host rail's
+  // for a same-host peer.
+  std::uint64_t eager_limit = 0;
   std::size_t next_path = 0;  // round-robin and stripe rotation, below paths.size()
 
   // Sending: sequence numbers, and the peer's credit.
