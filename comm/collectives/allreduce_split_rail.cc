@@ -3,10 +3,13 @@
 // the vector among themselves over the same-host path (shared memory when
 // the Communicator found it), so local rank l holds block l reduced over
 // its host; the L ranks with the same local rank, one per host, then run L
-// allreduces side by side, each of its own block only, each over that
-// rank's own rails; and the host's ranks allgather the blocks. A host so
-// sends and receives its vector once over the network in all, shared by
-// its ranks, where a flat ring passes every rank's traffic through it.
+// allreduces side by side, each of its own block only; and the host's ranks
+// allgather the blocks. A host so sends and receives its vector once over
+// the network in all, shared by its ranks, where a flat ring passes every
+// rank's traffic through it. Each of those allreduces stripes over every
+// rail of its rank's endpoint, as all traffic does; UCC gives each local
+// rank a share of the NICs instead, which needs the multi-rail layer to
+// keep one message to some of a peer's paths (it cannot yet).
 //
 // Large vectors go in segments, and three lanes of segments run side by side
 // on streams of their own, so that one lane's same-host steps overlap the
@@ -15,7 +18,7 @@
 // several hosts with several ranks each run the flat allreduce instead.
 #include <algorithm>
 #include <array>
-#include <cstring>
+#include <optional>
 
 #include "railyard/comm/collectives/detail/algorithms.h"
 #include "railyard/comm/collectives/detail/host_groups.h"

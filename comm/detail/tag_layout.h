@@ -42,10 +42,24 @@ inline constexpr std::uint64_t kCollectiveNumberMask =
   return kCollectiveTagBit | (sequence & kCollectiveNumberMask);
 }
 
-// The tag of stream `stream` (below kCollectiveStreams) of a collective's tag.
+// A collective's tag with its stream set to `stream` (taken modulo
+// kCollectiveStreams), whatever stream it had.
 [[nodiscard]] constexpr std::uint64_t stream_tag(std::uint64_t collective_wire,
                                                  std::uint32_t stream) noexcept {
-  return collective_wire | (std::uint64_t{stream % kCollectiveStreams} << kCollectiveStreamShift);
+  constexpr std::uint64_t kStreamMask = std::uint64_t{kCollectiveStreams - 1}
+                                        << kCollectiveStreamShift;
+  return (collective_wire & ~kStreamMask) |
+         (std::uint64_t{stream % kCollectiveStreams} << kCollectiveStreamShift);
 }
+
+// A stream changes neither the context, the library bit, the collective
+// bit nor the collective's number, and a second stream_tag replaces the
+// first.
+static_assert((stream_tag(wire_tag(7, true, collective_tag(0xFFFFFF)), 63) >> 32) == 7);
+static_assert((stream_tag(collective_tag(0xFFFFFF), 63) & kCollectiveNumberMask) == 0xFFFFFF);
+static_assert((stream_tag(wire_tag(0, true, collective_tag(1)), 63) & kInternalBit) != 0);
+static_assert((stream_tag(collective_tag(1), 63) & kCollectiveTagBit) != 0);
+static_assert(stream_tag(stream_tag(collective_tag(1), 5), 2) == stream_tag(collective_tag(1), 2));
+static_assert(stream_tag(collective_tag(1), 0) == collective_tag(1));
 
 }  // namespace railyard::comm::detail

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "forked_ranks.h"
 #include "railyard/comm/bootstrap/root_bootstrap.h"
 #include "railyard/comm/communicator.h"
 #include "railyard/common/error.h"
@@ -40,7 +41,7 @@ std::byte pattern(int from, int to, std::size_t i) {
 
 // Every rank sends every other rank a small (eager) and a large
 // (rendezvous) message and checks what it receives, byte for byte.
-void exchange_with_everyone(Communicator& world) {
+void exchange_with_everyone(const Communicator& world) {
   constexpr std::size_t kSmall = 100;
   constexpr std::size_t kLarge = std::size_t{1} << 20;
   const int me = world.rank();
@@ -159,37 +160,27 @@ TEST(SharedMemory, TheChoiceIsPerPeer) {
   constexpr int kSize = 4;
   const auto host_of = [](int rank) { return rank / 2; };
   const ScopedEnv rails("FI_OFI_MRAIL_ADDR", "127.0.0.1,127.0.0.2");
-  BootstrapOptions bootstrap;
-  bootstrap.root = fmt::format("127.0.0.1:{}", tools::free_tcp_port());
-  bootstrap.job_key = "shared-memory-test";
-  bootstrap.timeout = 30s;
-  std::vector<std::unique_ptr<tools::ForkedPeer>> ranks;
-  ranks.reserve(kSize);
-  for (int rank = 0; rank < kSize; ++rank) {
-    ranks.push_back(std::make_unique<tools::ForkedPeer>([&, rank](tools::Pipe& pipe) {
-      ::setenv("RAILYARD_HOST_ID", fmt::format("host{}", host_of(rank)).c_str(), 1);
-      ::setenv("RAILYARD_SHM", "on", 1);
-      Communicator world = Communicator::world(
-          CommunicatorOptions::from_environment(),
-          [&](std::span<const std::byte> card) -> std::unique_ptr<Bootstrap> {
-            return std::make_unique<RootBootstrap>(rank, kSize, card, bootstrap);
-          },
-          30s);
-      std::string report;
-      for (int peer = 0; peer < kSize; ++peer) {
-        report += world.shares_memory_with(peer) ? 'S' : 'R';
-      }
-      EXPECT_EQ(world.local_size(), 2);
-      exchange_with_everyone(world);
-      const Traffic traffic = traffic_of(world);
-      report += fmt::format(" host_rails={} host_bytes={} network_bytes={}", traffic.host_rails,
-                            traffic.host_bytes > 0, traffic.network_bytes > 0);
-      if (::testing::Test::HasFailure()) {
-        report += " (failed)";
-      }
-      pipe.send_text(report);
-    }));
-  }
+  const auto ranks = railyard::testing::fork_ranks(
+      kSize, "shared-memory-test", 30s,
+      [&](int rank) {
+        ::setenv("RAILYARD_HOST_ID", fmt::format("host{}", host_of(rank)).c_str(), 1);
+        ::setenv("RAILYARD_SHM", "on", 1);
+      },
+      [&](int /*rank*/, const Communicator& world, tools::Pipe& pipe) {
+        std::string report;
+        for (int peer = 0; peer < kSize; ++peer) {
+          report += world.shares_memory_with(peer) ? 'S' : 'R';
+        }
+        EXPECT_EQ(world.local_size(), 2);
+        exchange_with_everyone(world);
+        const Traffic traffic = traffic_of(world);
+        report += fmt::format(" host_rails={} host_bytes={} network_bytes={}", traffic.host_rails,
+                              traffic.host_bytes > 0, traffic.network_bytes > 0);
+        if (::testing::Test::HasFailure()) {
+          report += " (failed)";
+        }
+        pipe.send_text(report);
+      });
   for (int rank = 0; rank < kSize; ++rank) {
     auto& peer = *ranks[static_cast<std::size_t>(rank)];
     std::string routes;

@@ -63,6 +63,36 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
          (info.param.rails ? "_rails" : "");
 }
 
+// An allreduce of `count` floats summed, out of place, and of `count`
+// int32 maxima, in place through the non-blocking form, against the
+// reference (stops at the first wrong element).
+void expect_sums_and_maxima(const Communicator& comm, std::size_t count,
+                            const CollectiveOptions& options) {
+  std::vector<float> in(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    in[i] = value(comm.rank(), i);
+  }
+  std::vector<float> out(count, -1.0F);
+  allreduce(comm, in.data(), out.data(), count, DataType::kFloat32, ReduceOp::kSum, options);
+  std::vector<std::int32_t> maxima(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    maxima[i] = static_cast<std::int32_t>(value(comm.rank(), i));
+  }
+  Request pending =
+      iallreduce(comm, kInPlace, maxima.data(), count, DataType::kInt32, ReduceOp::kMax, options);
+  pending.wait();
+  for (std::size_t i = 0; i < count; ++i) {
+    float sum = 0;
+    std::int32_t top = INT32_MIN;
+    for (int r = 0; r < comm.size(); ++r) {
+      sum += value(r, i);
+      top = std::max(top, static_cast<std::int32_t>(value(r, i)));
+    }
+    ASSERT_EQ(out[i], sum) << "count " << count << ", element " << i;
+    ASSERT_EQ(maxima[i], top) << "count " << count << ", element " << i;
+  }
+}
+
 class AllreduceAlgorithm : public ::testing::TestWithParam<Case> {};
 
 TEST_P(AllreduceAlgorithm, SumsAndMaximaMatchTheReferenceInPlaceAndNot) {
@@ -72,31 +102,7 @@ TEST_P(AllreduceAlgorithm, SumsAndMaximaMatchTheReferenceInPlaceAndNot) {
       c.ranks,
       [&](Communicator& comm) {
         for (const std::size_t count : kCounts) {
-          std::vector<float> in(count);
-          for (std::size_t i = 0; i < count; ++i) {
-            in[i] = value(comm.rank(), i);
-          }
-          std::vector<float> out(count, -1.0F);
-          allreduce(comm, in.data(), out.data(), count, DataType::kFloat32, ReduceOp::kSum,
-                    options);
-          std::vector<std::int32_t> maxima(count);
-          for (std::size_t i = 0; i < count; ++i) {
-            maxima[i] = static_cast<std::int32_t>(value(comm.rank(), i));
-          }
-          // In place, and through the non-blocking form.
-          Request pending = iallreduce(comm, kInPlace, maxima.data(), count, DataType::kInt32,
-                                       ReduceOp::kMax, options);
-          pending.wait();
-          for (std::size_t i = 0; i < count; ++i) {
-            float sum = 0;
-            std::int32_t top = INT32_MIN;
-            for (int r = 0; r < comm.size(); ++r) {
-              sum += value(r, i);
-              top = std::max(top, static_cast<std::int32_t>(value(r, i)));
-            }
-            ASSERT_EQ(out[i], sum) << "count " << count << ", element " << i;
-            ASSERT_EQ(maxima[i], top) << "count " << count << ", element " << i;
-          }
+          expect_sums_and_maxima(comm, count, options);
         }
       },
       c.communicator()));
@@ -196,30 +202,7 @@ TEST(SplitRail, HostsWithSeveralRanksEachReduceToTheReferenceWithTheSameBits) {
             }
           }
           for (const std::size_t count : counts) {
-            std::vector<float> in(count);
-            for (std::size_t i = 0; i < count; ++i) {
-              in[i] = value(comm.rank(), i);
-            }
-            std::vector<float> out(count, -1.0F);
-            allreduce(comm, in.data(), out.data(), count, DataType::kFloat32, ReduceOp::kSum,
-                      split);
-            std::vector<std::int32_t> maxima(count);
-            for (std::size_t i = 0; i < count; ++i) {
-              maxima[i] = static_cast<std::int32_t>(value(comm.rank(), i));
-            }
-            Request pending = iallreduce(comm, kInPlace, maxima.data(), count, DataType::kInt32,
-                                         ReduceOp::kMax, split);
-            pending.wait();
-            for (std::size_t i = 0; i < count; ++i) {
-              float sum = 0;
-              std::int32_t top = INT32_MIN;
-              for (int r = 0; r < comm.size(); ++r) {
-                sum += value(r, i);
-                top = std::max(top, static_cast<std::int32_t>(value(r, i)));
-              }
-              ASSERT_EQ(out[i], sum) << "count " << count << ", element " << i;
-              ASSERT_EQ(maxima[i], top) << "count " << count << ", element " << i;
-            }
+            expect_sums_and_maxima(comm, count, split);
           }
           std::mt19937 random(static_cast<unsigned>(comm.rank()) + 1U);
           std::uniform_real_distribution<float> any(-1e3F, 1e3F);

@@ -10,16 +10,14 @@
 #include <bit>
 #include <chrono>
 #include <cstdint>
-#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "railyard/comm/bootstrap/root_bootstrap.h"
+#include "forked_ranks.h"
 #include "railyard/comm/collectives/collectives.h"
 #include "railyard/comm/communicator.h"
 #include "railyard_tools/forked_peer.h"
-#include "railyard_tools/free_port.h"
 #include "scoped_env.h"
 
 namespace railyard::comm {
@@ -114,37 +112,25 @@ std::string check_collectives(const Communicator& comm, std::uint64_t& bits_hash
 
 TEST(ForkedRanks, TwoHostsOfTwoProcessesRunTheCollectivesToTheReference) {
   const ScopedEnv rails("FI_OFI_MRAIL_ADDR", "127.0.0.1,127.0.0.2");
-  BootstrapOptions bootstrap;
-  bootstrap.root = fmt::format("127.0.0.1:{}", tools::free_tcp_port());
-  bootstrap.job_key = "forked-collectives-test";
-  bootstrap.timeout = 60s;
-  std::vector<std::unique_ptr<tools::ForkedPeer>> ranks;
-  ranks.reserve(kSize);
-  for (int rank = 0; rank < kSize; ++rank) {
-    ranks.push_back(std::make_unique<tools::ForkedPeer>([&, rank](tools::Pipe& pipe) {
-      ::setenv("RAILYARD_HOST_ID", fmt::format("forked-host{}", rank / kPerHost).c_str(), 1);
-      ::setenv("RAILYARD_SHM", "on", 1);
-      CommunicatorOptions options = CommunicatorOptions::from_environment();
-      options.timeout = 120s;  // a rank that fails leaves; the others end too
-      const Communicator world = Communicator::world(
-          options,
-          [&](std::span<const std::byte> card) -> std::unique_ptr<Bootstrap> {
-            return std::make_unique<RootBootstrap>(rank, kSize, card, bootstrap);
-          },
-          60s);
-      std::string report = fmt::format(
-          "hosts={} per_host={} split_rail={} ", world.host_count(), world.ranks_per_host(),
-          world.algorithm_table()
-              .choose(Collective::kAllreduce, std::size_t{4} << 20, kSize,
-                      HostShape{world.host_count(), world.ranks_per_host()})
-              .name);
-      std::uint64_t hash = 0;
-      const std::string wrong = check_collectives(world, hash);
-      report += wrong.empty() ? "ok" : wrong;
-      pipe.send_text(report);
-      pipe.send_text(fmt::format("{:016x}", hash));
-    }));
-  }
+  const auto ranks = railyard::testing::fork_ranks(
+      kSize, "forked-collectives-test", 120s,
+      [](int rank) {
+        ::setenv("RAILYARD_HOST_ID", fmt::format("forked-host{}", rank / kPerHost).c_str(), 1);
+        ::setenv("RAILYARD_SHM", "on", 1);
+      },
+      [](int /*rank*/, const Communicator& world, tools::Pipe& pipe) {
+        const HostShape shape{world.host_count(), world.ranks_per_host()};
+        std::string report =
+            fmt::format("hosts={} per_host={} split_rail={} ", shape.hosts, shape.ranks_per_host,
+                        world.algorithm_table()
+                            .choose(Collective::kAllreduce, std::size_t{4} << 20, kSize, shape)
+                            .name);
+        std::uint64_t hash = 0;
+        const std::string wrong = check_collectives(world, hash);
+        report += wrong.empty() ? "ok" : wrong;
+        pipe.send_text(report);
+        pipe.send_text(fmt::format("{:016x}", hash));
+      });
   std::vector<std::string> hashes;
   for (int rank = 0; rank < kSize; ++rank) {
     auto& peer = *ranks[static_cast<std::size_t>(rank)];
