@@ -285,9 +285,15 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
       continue;
     }
     // Every rail is polled once more before sleeping: a cold rail may hold
-    // the completion that ends the wait.
-    for (Rail* rail : rails) {
-      completed += take_in(*rail);
+    // the completion that ends the wait. A rail found with work here becomes
+    // the hot rail, as in a sweep: work that only this poll found would
+    // otherwise never move the hot rail to where the traffic is.
+    for (std::size_t i = 0; i < rails.size(); ++i) {
+      const std::size_t n = take_in(*rails[i]);
+      if (n != 0) {
+        completed += n;
+        note_completion(poll, i);
+      }
     }
     if (done()) {
       return true;
