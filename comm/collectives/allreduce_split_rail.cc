@@ -26,9 +26,6 @@
 namespace railyard::comm::detail {
 namespace {
 
-constexpr std::size_t kSegmentBytes = kSplitRailSegmentBytes;
-constexpr std::uint32_t kLanes = kSplitRailLanes;
-
 // The table's choice for a flat allreduce of `args` on `channel`'s ranks
 // (the allreduce among one rank per host, or the whole one when there is no
 // split): never this algorithm again, even when RAILYARD_ALGO names it.
@@ -61,12 +58,12 @@ CollectiveTask reduce_segment(const Channel& local, const Channel& across, const
   co_await ring_allgather(local, data, blocks, element);
 }
 
-// Segments lane, lane + kLanes, ... of the vector, one after the other.
+// Segments lane, lane + kSplitRailLanes, ... of the vector, one after the other.
 CollectiveTask run_lane(Channel local, Channel across, const std::byte* source, std::byte* data,
                         std::size_t count, std::size_t segment, std::uint32_t lane, DataType type,
                         ReduceOp op) {
   const std::size_t element = size_of(type);
-  for (std::size_t first = lane * segment; first < count; first += kLanes * segment) {
+  for (std::size_t first = lane * segment; first < count; first += kSplitRailLanes * segment) {
     const std::size_t length = std::min(segment, count - first);
     co_await reduce_segment(local, across, source + first * element, data + first * element, length,
                             type, op);
@@ -84,10 +81,10 @@ CollectiveTask allreduce_split_rail(Channel channel, CollectiveArgs args) {
   const std::size_t element = size_of(args.type);
   auto* data = static_cast<std::byte*>(args.recv);
   const auto* source = static_cast<const std::byte*>(args.in_place ? args.recv : args.send);
-  const std::size_t segment = std::max<std::size_t>(1, kSegmentBytes / element);
+  const std::size_t segment = std::max<std::size_t>(1, kSplitRailSegmentBytes / element);
   // Streams 1.. for the lanes: each lane's two subsets on a stream of its own.
-  std::array<CollectiveTask, kLanes> lanes;
-  for (std::uint32_t lane = 0; lane < kLanes; ++lane) {
+  std::array<CollectiveTask, kSplitRailLanes> lanes;
+  for (std::uint32_t lane = 0; lane < kSplitRailLanes; ++lane) {
     lanes[lane] =
         run_lane(channel.subset(groups->local, 1 + lane), channel.subset(groups->across, 1 + lane),
                  source, data, args.count, segment, lane, args.type, args.op);
