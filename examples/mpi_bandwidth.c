@@ -8,13 +8,16 @@
  * mean of 5 runs of <iterations> ping-pongs up to 8 KiB (after 100 untimed
  * ones; 10-500 above, at most 16 MiB each way, after 5), bandwidth the
  * median of 3 runs of 1-50 windows moving about 128 MiB (after one untimed
- * window). One line per size on rank 0:
+ * window). With --bidirectional both ranks send a window to each other at
+ * once (as osu_bibw) and the bandwidth is the sum of both directions.
+ * One line per size on rank 0:
  *   <size> <latency us> <bandwidth MB/s>
- * Usage: railyard-mpi-bandwidth <window> <iterations> <size> [<size>...]
+ * Usage: railyard-mpi-bandwidth [--bidirectional] <window> <iterations> <size> [<size>...]
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { kLatencyRepeats = 5, kBandwidthRepeats = 3 };
 static const size_t kSmallLatencySize = 8192;
@@ -47,17 +50,23 @@ static double latency_run(char* buffer, size_t size, int rank, long iterations) 
   return (MPI_Wtime() - start) * 1e6 / (2.0 * (double)pings);
 }
 
-/* One window of transfers, acknowledged by the receiver. */
+static int bidirectional = 0;
+
+/* One window of transfers, acknowledged by the receiver; bidirectional, each
+ * rank also sends a window to the other (`requests` holds 2 * window). */
 static void window_run(char* buffer, size_t size, int rank, int window, MPI_Request* requests) {
   const int peer = 1 - rank;
   for (int i = 0; i < window; ++i) {
-    if (rank == 0) {
+    if (bidirectional) {
+      MPI_Irecv(buffer, (int)size, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &requests[i]);
+      MPI_Isend(buffer, (int)size, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &requests[window + i]);
+    } else if (rank == 0) {
       MPI_Isend(buffer, (int)size, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &requests[i]);
     } else {
       MPI_Irecv(buffer, (int)size, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &requests[i]);
     }
   }
-  MPI_Waitall(window, requests, MPI_STATUSES_IGNORE);
+  MPI_Waitall(bidirectional ? 2 * window : window, requests, MPI_STATUSES_IGNORE);
   if (rank == 0) {
     MPI_Recv(NULL, 0, MPI_CHAR, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   } else {
@@ -74,7 +83,8 @@ static double bandwidth_run(char* buffer, size_t size, int rank, int window,
   for (size_t w = 0; w < windows; ++w) {
     window_run(buffer, size, rank, window, requests);
   }
-  return (double)size * window * (double)windows / (MPI_Wtime() - start) / 1e6;
+  return (double)(bidirectional ? 2 : 1) * (double)size * window * (double)windows /
+         (MPI_Wtime() - start) / 1e6;
 }
 
 static int by_value(const void* a, const void* b) {
@@ -89,10 +99,18 @@ int main(int argc, char** argv) {
   int ranks = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const char* program = argv[0];
+  if (argc > 1 && strcmp(argv[1], "--bidirectional") == 0) {
+    bidirectional = 1;
+    --argc;
+    ++argv;
+  }
   if (ranks != 2 || argc < 4) {
     if (rank == 0) {
-      fprintf(stderr, "usage: mpirun -np 2 --bind-to none %s <window> <iterations> <size>...\n",
-              argv[0]);
+      fprintf(stderr,
+              "usage: mpirun -np 2 --bind-to none %s [--bidirectional] <window> <iterations> "
+              "<size>...\n",
+              program);
     }
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
@@ -106,7 +124,7 @@ int main(int argc, char** argv) {
     }
   }
   char* buffer = malloc(largest);
-  MPI_Request* requests = window > 0 ? malloc(sizeof(MPI_Request) * (size_t)window) : NULL;
+  MPI_Request* requests = window > 0 ? malloc(sizeof(MPI_Request) * 2 * (size_t)window) : NULL;
   if (buffer == NULL || requests == NULL || iterations <= 0) {
     fprintf(stderr,
             "railyard-mpi-bandwidth: out of memory, or window %d or iterations %ld not above 0\n",

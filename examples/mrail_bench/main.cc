@@ -205,6 +205,7 @@ int run(int argc, char** argv) {
   std::size_t rounds = 1;
   std::size_t latency_iterations = MeasureSettings{}.latency_iterations;
   bool communicator = false;
+  bool bidirectional = false;
   std::string providers = default_provider();
   Hosts hosts;
   hosts.netns_a = env::get_or("RAILYARD_NETNS_A", "");
@@ -275,10 +276,13 @@ int run(int argc, char** argv) {
   app.add_flag("--communicator", communicator,
                "also measure each policy through a Communicator of two ranks (comm-<policy>), "
                "beside the endpoint it is built on");
+  app.add_flag("--bidirectional", bidirectional,
+               "both sides send a window at once (as osu_bibw); bandwidth is both directions' sum");
   CLI11_PARSE(app, argc, argv);
 
   MeasureSettings settings;
   settings.window = window;
+  settings.bidirectional = bidirectional;
   settings.latency_iterations = latency_iterations;
   settings.timeout = std::chrono::seconds(timeout_s);
   if (!sizes_flag.empty()) {
@@ -380,9 +384,10 @@ int run(int argc, char** argv) {
   std::cout << fmt::format("# command: {}\n", invoked);
   std::cout << fmt::format(
       "# railyard-mrail-bench: {} rails; host a {} [{}], host b {} [{}]; "
-      "window {}\n#\n",
+      "window {}{}\n#\n",
       hosts.rails_a.size(), hosts.netns_a.empty() ? "(this host)" : hosts.netns_a, rails_a,
-      hosts.netns_b.empty() ? "(this host)" : hosts.netns_b, rails_b, window);
+      hosts.netns_b.empty() ? "(this host)" : hosts.netns_b, rails_b, window,
+      bidirectional ? "; bidirectional: bandwidth is the sum of both directions" : "");
   // Every round measures every subject once; rounds interleave so a noisy
   // stretch of time spreads over all subjects. Each round starts at another
   // subject (round r at the (r * n / rounds)-th of n), so that no subject is
@@ -534,6 +539,7 @@ int run(int argc, char** argv) {
     out["tool"] = "railyard-mrail-bench";
     out["command"] = invoked;
     out["window"] = window;
+    out["bidirectional"] = bidirectional;
     out["rails_a"] = hosts.rails_a;
     out["rails_b"] = hosts.rails_b;
     for (const auto& result : results) {

@@ -15,7 +15,7 @@ constexpr std::uint64_t kSmallLatencySize = 8192;
 
 double latency_us(BenchTransport& transport, bool initiator, const MeasureSettings& settings,
                   std::uint64_t size) {
-  const std::size_t slot = settings.window;  // the slot after the window's
+  const std::size_t slot = settings.data_slots();  // the slots after the windows''
   // As osu_latency counts: many ping-pongs for small messages, whose run
   // would otherwise last a few milliseconds and take in every scheduler
   // hiccup; fewer, but at most 16 MiB each way, above.
@@ -45,20 +45,26 @@ double latency_us(BenchTransport& transport, bool initiator, const MeasureSettin
 }
 
 // One window of `settings.window` transfers, acknowledged by the receiver.
+// Bidirectional (as osu_bibw): each side also sends a window to the other
+// at the same time, from the slots after its receives'.
 void bandwidth_window(BenchTransport& transport, bool initiator, const MeasureSettings& settings,
                       std::uint64_t size) {
   for (std::size_t i = 0; i < settings.window; ++i) {
-    if (initiator) {
+    if (settings.bidirectional) {
+      transport.post_recv(i, size, kData);
+      transport.post_send(settings.window + i, size, kData);
+    } else if (initiator) {
       transport.post_send(i, size, kData);
     } else {
       transport.post_recv(i, size, kData);
     }
   }
   transport.wait_all(settings.timeout);
+  const std::size_t ack_slot = settings.data_slots();
   if (initiator) {
-    transport.post_recv(settings.window, 0, kAck);
+    transport.post_recv(ack_slot, 0, kAck);
   } else {
-    transport.post_send(settings.window, 0, kAck);
+    transport.post_send(ack_slot, 0, kAck);
   }
   transport.wait_all(settings.timeout);
 }
@@ -75,7 +81,8 @@ double bandwidth_mbps(BenchTransport& transport, bool initiator, const MeasureSe
     bandwidth_window(transport, initiator, settings, size);
   }
   const std::chrono::duration<double> elapsed = Clock::now() - start;
-  return static_cast<double>(size * settings.window * windows) / elapsed.count() / 1e6;
+  const std::uint64_t directions = settings.bidirectional ? 2 : 1;
+  return static_cast<double>(directions * size * settings.window * windows) / elapsed.count() / 1e6;
 }
 
 // The median of `repeats` runs: one run disturbed by the scheduler (two

@@ -12,7 +12,7 @@ namespace railyard::bench {
 struct Measurement {
   std::uint64_t size = 0;
   double latency_us = -1;      // half round trip; -1 when not measured
-  double bandwidth_mbps = -1;  // MB/s (10^6 bytes/s)
+  double bandwidth_mbps = -1;  // MB/s (10^6 bytes/s); both directions summed when bidirectional
 };
 
 struct MeasureSettings {
@@ -31,6 +31,15 @@ struct MeasureSettings {
   // figure the median of its runs.
   std::size_t latency_repeats = 5;
   std::size_t bandwidth_repeats = 3;
+  // Both sides send a window to each other at once (as osu_bibw), and the
+  // bandwidth is the sum of both directions: what a collective moving data
+  // both ways (an allreduce between two hosts) can get at most.
+  bool bidirectional = false;
+
+  // Slots the bandwidth windows use; the latency and acknowledgement slots
+  // follow them.
+  [[nodiscard]] std::size_t data_slots() const { return bidirectional ? 2 * window : window; }
+  [[nodiscard]] std::size_t slots() const { return data_slots() + 2; }
 };
 
 // Both sides call it with the same settings; `initiator` times and sends,

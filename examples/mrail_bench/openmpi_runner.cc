@@ -52,9 +52,10 @@ SubjectResult run_openmpi(const Hosts& hosts, const MeasureSettings& settings,
       // ob1 makes the TCP BTL the transport measured.
       "timeout -k 5 {} ip netns exec {} mpirun {} --host hosta:1,hostb:1 -np 2 --bind-to none "
       "--mca pml ob1 --mca plm_rsh_agent {} --mca btl tcp,self --mca btl_tcp_if_include {} "
-      "--mca oob_tcp_if_include {} {} {} {}",
+      "--mca oob_tcp_if_include {} {}{} {} {}",
       limit.count(), quote(hosts.netns_a), ::geteuid() == 0 ? "--allow-run-as-root" : "",
-      quote(setup.agent), subnets, hosts.subnets.front(), quote(setup.program), settings.window,
+      quote(setup.agent), subnets, hosts.subnets.front(), quote(setup.program),
+      settings.bidirectional ? " --bidirectional" : "", settings.window,
       settings.latency_iterations);
   for (const auto size : settings.sizes) {
     command += fmt::format(" {}", size);

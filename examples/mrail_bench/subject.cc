@@ -46,7 +46,7 @@ std::unique_ptr<BenchTransport> make_transport(const Subject& subject,
   for (const auto size : settings.sizes) {
     largest = std::max(largest, size);
   }
-  const std::size_t slots = settings.window + 2;
+  const std::size_t slots = settings.slots();
   switch (subject.kind) {
     case Subject::Kind::kRawRail:
       return std::make_unique<RailsTransport>(std::vector<std::string>{rails.front()}, largest,
