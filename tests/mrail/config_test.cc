@@ -227,6 +227,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadVariable{"RAILYARD_MIN_CHUNK", "64kb2", "expected a byte count"},
         BadVariable{"RAILYARD_EAGER_LIMIT", "1g", "expected a size up to"},
         BadVariable{"RAILYARD_FRAGMENT_SIZE", "512", "expected a size from 1k to 16m"},
+        BadVariable{"RAILYARD_PULL_CHUNK", "1k",
+                    "expected 0 (one read per path) or a size of at least 4k"},
+        BadVariable{"RAILYARD_PULL_CHUNK", "big", "expected a byte count"},
+        BadVariable{"RAILYARD_PULL_DEPTH", "0", "expected an integer from 1 to 64"},
+        BadVariable{"RAILYARD_PULL_DEPTH", "65", "expected an integer from 1 to 64"},
         BadVariable{"RAILYARD_MR_CACHE", "maybe", "expected auto, on or off"},
         BadVariable{"RAILYARD_UNEXPECTED_PEER_BYTES", "lots", "expected a byte count"},
         BadVariable{"RAILYARD_UNEXPECTED_BYTES", "1q", "expected a byte count"},
@@ -260,6 +265,18 @@ TEST(EndpointOptions, WeightsParseAndDefaultsHold) {
   EXPECT_EQ(options.min_chunk, 65536U);
   EXPECT_EQ(options.eager_limit, 262144U);
   EXPECT_EQ(options.fragment_size, 0U);  // chosen by provider (Endpoint.FragmentSizeFollows...)
+  EXPECT_EQ(options.pull_chunk, 1U << 20);
+  EXPECT_EQ(options.pull_depth, 2U);
+}
+
+TEST(EndpointOptions, PullChunkAndDepthComeFromTheEnvironment) {
+  testing::ScopedEnv chunk("RAILYARD_PULL_CHUNK", "256k");
+  testing::ScopedEnv depth("RAILYARD_PULL_DEPTH", "4");
+  const Options options = Options::from_environment();
+  EXPECT_EQ(options.pull_chunk, 256U << 10);
+  EXPECT_EQ(options.pull_depth, 4U);
+  testing::ScopedEnv whole("RAILYARD_PULL_CHUNK", "0");
+  EXPECT_EQ(Options::from_environment().pull_chunk, 0U);
 }
 
 TEST(EndpointOptions, LocalRankVariablesAreChecked) {

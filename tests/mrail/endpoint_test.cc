@@ -153,6 +153,54 @@ TEST(Endpoint, TaggedAndUntaggedTrafficNeverMix) {
   EXPECT_EQ(untagged_in[0], std::byte{1});
 }
 
+// A rendezvous receiver reads each path's share in chunks, a few in flight
+// (Options::pull_chunk, pull_depth): every byte lands once, in order, for
+// any depth, and the chunk count shows the share was cut.
+TEST(Endpoint, RendezvousPullsInChunksOfTheConfiguredSize) {
+  constexpr std::uint64_t kChunk = 64 * kKiB;
+  for (const std::uint32_t depth : {1U, 3U}) {
+    for (const char* table : {kFixed, kStriping}) {
+      auto receiver = endpoint_options(2, table);
+      receiver.pull_chunk = kChunk;
+      receiver.pull_depth = depth;
+      EndpointGroup group({endpoint_options(2, table), receiver});
+      for (const std::size_t size : {std::size_t{300000}, (std::size_t{3} << 20) + 5}) {
+        std::vector<std::byte> out(size);
+        fill_pattern(out, size);
+        std::vector<std::byte> in(size + 16, std::byte{0xEE});
+        const std::uint64_t chunks_before = [&] {
+          std::uint64_t total = 0;
+          for (const auto& rail : group[1].counters().rails) {
+            total += rail.chunks_received;
+          }
+          return total;
+        }();
+        Request send;
+        Request recv;
+        ASSERT_TRUE(group[1].recv(recv, kAnySource, in.data(), in.size(), 4).ok());
+        ASSERT_TRUE(group[0].send(send, group.ids[0][1], out.data(), size, 4).ok());
+        ASSERT_TRUE(group.run_until([&] { return send.done() && recv.done(); }));
+        ASSERT_TRUE(recv.status().ok()) << recv.status().to_string();
+        ASSERT_TRUE(send.status().ok()) << send.status().to_string();
+        EXPECT_EQ(recv.length(), size);
+        EXPECT_EQ(first_mismatch(std::span(in).first(size), size), std::nullopt)
+            << "depth " << depth << ", " << table << ", " << size << " bytes";
+        EXPECT_TRUE(std::all_of(in.begin() + static_cast<std::ptrdiff_t>(size), in.end(),
+                                [](std::byte b) { return b == std::byte{0xEE}; }));
+        std::uint64_t chunks = 0;
+        for (const auto& rail : group[1].counters().rails) {
+          chunks += rail.chunks_received;
+        }
+        chunks -= chunks_before;
+        // Each of the (at most 2) paths' shares in 64 KiB reads.
+        const std::uint64_t least = (size + kChunk - 1) / kChunk;
+        EXPECT_GE(chunks, least) << table << ", " << size << " bytes";
+        EXPECT_LE(chunks, least + 2) << table << ", " << size << " bytes";
+      }
+    }
+  }
+}
+
 TEST(Endpoint, TruncationIsReportedForEagerAndRendezvous) {
   EndpointGroup group({endpoint_options(2, kStriping), endpoint_options(2, kStriping)});
   for (const std::size_t size : {std::size_t{1000}, std::size_t{200000}, std::size_t{3 << 20}}) {

@@ -262,6 +262,13 @@ class Endpoint {
   // Keeps a piece the rail accepted with its request, counting it; or
   // records why the rail refused it. Returns whether it was accepted.
   static bool adopt_piece(Request& request, std::unique_ptr<PieceOp> op, const Status& posted);
+  // A pipelined pull (start_pull): posts the next chunk of lane `lane` of
+  // the request's transfer, or returns false when the lane is done or the
+  // post failed (the request then failed and its other chunks are dropped);
+  // drop_unposted takes the chunks never posted out of the request's count
+  // and ends every lane.
+  bool pull_next(Request& request, std::size_t lane);
+  static void drop_unposted(Request& request) noexcept;
   void piece_done(Request& request, const Status& status);
   void finish(Request& request);
   void fail_peer(Peer& peer, const Status& status);

@@ -515,10 +515,12 @@ void Endpoint::start_pull(Peer& peer, InboundMessage& message, Request& request)
     }
   }
   LargeTransfer& transfer = *request.large_;
+  transfer.pull_chunk = options_.pull_chunk;
   std::vector<int> lease_of(rails_.size(), -1);
-  // The request stays open while pieces are being posted, so one that fails
-  // at once cannot finish it early.
+  // The request stays open while lanes are being set up and their first
+  // chunks posted, so one that fails at once cannot finish it early.
   request.pending_ = 1;
+  bool prepared = true;
   for (const auto& piece : pieces) {
     const Path& path = peer.paths[piece.path];
     const auto key = std::find_if(rts.keys.begin(), rts.keys.end(), [&](const RtsBody::Key& k) {
@@ -528,30 +530,78 @@ void Endpoint::start_pull(Peer& peer, InboundMessage& message, Request& request)
       request.fail(
           Status(StatusCode::kIoError, fmt::format("peer {} offered no memory key for its rail {}",
                                                    peer.id.index, path.remote_rail)));
+      prepared = false;
       break;
     }
     Rail& rail = *rails_[path.local_rail]->rail;
-    std::size_t lease_index = 0;
+    LargeTransfer::PullLane lane;
     try {
-      lease_index = transfer.lease_on(lease_of, path.local_rail, *rails_[path.local_rail]->cache,
-                                      request.buffer_, bytes);
+      lane.lease = transfer.lease_on(lease_of, path.local_rail, *rails_[path.local_rail]->cache,
+                                     request.buffer_, bytes);
       transfer.remotes.push_back(rail.import_region(key->key));
     } catch (const Error& e) {
       request.fail(Status(StatusCode::kIoError, fmt::format("preparing to read from peer {}: {}",
                                                             peer.id.index, e.what())));
+      prepared = false;
       break;
     }
-    const auto& lease = transfer.leases[lease_index];
-    auto op =
-        std::make_unique<PieceOp>(*this, request, path.local_rail, piece.length, PieceKind::kPull);
-    const Status posted = rail.post_read(*op, path.address,
-                                         lease.buffer(request.buffer_ + piece.offset, piece.length),
-                                         transfer.remotes.back(), key->offset + piece.offset);
-    if (!adopt_piece(request, std::move(op), posted)) {
-      break;
+    lane.rail = path.local_rail;
+    lane.address = path.address;
+    lane.remote = transfer.remotes.size() - 1;
+    lane.key_offset = key->offset;
+    lane.next = piece.offset;
+    lane.end = piece.offset + piece.length;
+    transfer.lanes.push_back(lane);
+    request.pending_ +=
+        static_cast<std::uint32_t>(transfer.lanes.back().chunks_left(transfer.pull_chunk));
+  }
+  if (!prepared) {
+    drop_unposted(request);
+  }
+  // A truncated receive still reads what fits: only a failed post stops it.
+  for (std::size_t lane = 0; lane < transfer.lanes.size(); ++lane) {
+    for (std::uint32_t i = 0; i < options_.pull_depth; ++i) {
+      if (!pull_next(request, lane)) {
+        break;
+      }
     }
   }
   piece_done(request, Status());
+}
+
+bool Endpoint::pull_next(Request& request, std::size_t lane_index) {
+  LargeTransfer& transfer = *request.large_;
+  LargeTransfer::PullLane& lane = transfer.lanes[lane_index];
+  if (lane.next == lane.end) {
+    return false;
+  }
+  const std::uint64_t left = lane.end - lane.next;
+  const std::uint64_t length =
+      transfer.pull_chunk == 0 ? left : std::min<std::uint64_t>(left, transfer.pull_chunk);
+  const std::uint64_t offset = lane.next;
+  lane.next += length;
+  const auto& lease = transfer.leases[lane.lease];
+  auto op = std::make_unique<PieceOp>(*this, request, lane.rail, length, PieceKind::kPull);
+  op->set_lane(lane_index);
+  const Status posted = rails_[lane.rail]->rail->post_read(
+      *op, lane.address, lease.buffer(request.buffer_ + offset, length),
+      transfer.remotes[lane.remote], lane.key_offset + offset);
+  if (!posted.ok()) {
+    request.fail(posted);
+    --request.pending_;  // the chunk counted for it never runs
+    drop_unposted(request);
+    return false;
+  }
+  request.large_->ops.push_back(std::move(op));
+  return true;
+}
+
+void Endpoint::drop_unposted(Request& request) noexcept {
+  LargeTransfer& transfer = *request.large_;
+  for (auto& lane : transfer.lanes) {
+    request.pending_ -= static_cast<std::uint32_t>(lane.chunks_left(transfer.pull_chunk));
+    lane.next = lane.end;
+  }
 }
 
 bool Endpoint::adopt_piece(Request& request, std::unique_ptr<PieceOp> op, const Status& posted) {
@@ -591,6 +641,15 @@ void Endpoint::on_piece(PieceOp& op, const Completion& completion) {
   Request& request = *op.request();
   if (completion.status.code() == StatusCode::kUnreachable) {
     lost_message(request.peer_, completion.status);
+  }
+  if (op.kind() == PieceKind::kPull && request.large_) {
+    // The lane's next chunk goes before this one is counted done, so the
+    // request cannot finish between the two.
+    if (completion.status.ok()) {
+      (void)pull_next(request, op.lane());
+    } else {
+      drop_unposted(request);
+    }
   }
   piece_done(request, completion.status);  // may destroy `op`
 }

@@ -58,6 +58,19 @@ Options Options::from_environment(RailChoice rails) {
                         fmt::format("expected a size up to {} (64m)", kMaxEager));
     }
   }
+  if (const auto text = env::get("RAILYARD_PULL_CHUNK")) {
+    options.pull_chunk = parse_size("RAILYARD_PULL_CHUNK", *text);
+    constexpr std::uint64_t kMinPullChunk = std::uint64_t{4} * 1024;
+    if (options.pull_chunk != 0 && options.pull_chunk < kMinPullChunk) {
+      throw ConfigError("RAILYARD_PULL_CHUNK", *text,
+                        "expected 0 (one read per path) or a size of at least 4k");
+    }
+  }
+  if (const auto text = env::get("RAILYARD_PULL_DEPTH")) {
+    constexpr std::uint64_t kMaxPullDepth = 64;
+    options.pull_depth =
+        static_cast<std::uint32_t>(parse_uint("RAILYARD_PULL_DEPTH", *text, 1, kMaxPullDepth));
+  }
   if (const auto text = env::get("RAILYARD_FRAGMENT_SIZE")) {
     constexpr std::uint64_t kMinFragment = 1024;
     constexpr std::uint64_t kMaxFragment = std::uint64_t{16} << 20;

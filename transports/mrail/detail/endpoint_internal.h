@@ -97,6 +97,9 @@ class Endpoint::PieceOp final : public RailOp {
   [[nodiscard]] std::size_t rail() const noexcept { return rail_; }
   [[nodiscard]] std::uint64_t bytes() const noexcept { return bytes_; }
   [[nodiscard]] PieceKind kind() const noexcept { return kind_; }
+  // The lane of a pipelined pull the piece reads for (LargeTransfer::lanes).
+  [[nodiscard]] std::size_t lane() const noexcept { return lane_; }
+  void set_lane(std::size_t lane) noexcept { lane_ = lane; }
 
  protected:
   // May destroy this op (it belongs to the request's LargeTransfer): nothing
@@ -109,6 +112,7 @@ class Endpoint::PieceOp final : public RailOp {
   std::size_t rail_;
   std::uint64_t bytes_;
   PieceKind kind_;
+  std::size_t lane_ = 0;
   bool completed_ = false;
 };
 
@@ -157,10 +161,33 @@ namespace railyard::mrail {
 
 // What a rendezvous or RMA request holds while in flight.
 struct LargeTransfer {
+  // One path's share of a pull: read in chunks of at most Options::pull_chunk,
+  // Options::pull_depth in flight, the next posted as one completes.
+  struct PullLane {
+    std::size_t rail = 0;  // local rail
+    RailPeer address;
+    std::size_t lease = 0;         // index in `leases`
+    std::size_t remote = 0;        // index in `remotes`
+    std::uint64_t key_offset = 0;  // the remote key's offset of message byte 0
+    std::uint64_t next = 0;        // the message offset of the next chunk to post
+    std::uint64_t end = 0;         // the message offset the lane ends at
+
+    // Chunks of `chunk` bytes (0: one for all) not posted yet.
+    [[nodiscard]] std::uint64_t chunks_left(std::uint64_t chunk) const noexcept {
+      const std::uint64_t left = end - next;
+      if (left == 0) {
+        return 0;
+      }
+      return chunk == 0 ? 1 : (left + chunk - 1) / chunk;
+    }
+  };
+
   std::uint64_t transfer_id = 0;
   PeerId peer;
   std::vector<RegistrationCache::Lease> leases;
   std::vector<RemoteRegion> remotes;
+  std::vector<PullLane> lanes;
+  std::uint64_t pull_chunk = 0;              // bytes per chunk; the lane's whole share when 0
   std::vector<std::unique_ptr<RailOp>> ops;  // each an Endpoint::PieceOp
   // Once orphaned (its request destroyed in flight): the ops the provider
   // has not completed yet.
