@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <vector>
 
 #include "railyard/comm/collectives/detail/algorithms.h"
+#include "railyard/comm/collectives/detail/scratch.h"
 
 namespace railyard::comm::detail {
 
@@ -21,7 +21,7 @@ CollectiveTask allgather_bruck(Channel channel, CollectiveArgs args) {
   auto* out = static_cast<std::byte*>(args.recv);
   const std::byte* own = args.in_place ? out + static_cast<std::size_t>(rank) * block
                                        : static_cast<const std::byte*>(args.send);
-  std::vector<std::byte> held(block * parts);
+  const Scratch held(block * parts);
   if (block != 0) {
     std::memcpy(held.data(), own, block);
   }

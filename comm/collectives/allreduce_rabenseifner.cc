@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "railyard/comm/collectives/detail/algorithms.h"
+#include "railyard/comm/collectives/detail/scratch.h"
 #include "railyard/comm/collectives/reduction.h"
 
 namespace railyard::comm::detail {
@@ -36,7 +37,7 @@ CollectiveTask allreduce_rabenseifner(Channel channel, CollectiveArgs args) {
   }
   const Doubling doubling{channel.rank(), channel.size()};
   // A rank that folds needs no scratch.
-  std::vector<std::byte> incoming(doubling.folds() ? 0 : bytes);
+  const Scratch incoming(doubling.folds() ? 0 : bytes);
   co_await fold_in(channel, doubling, data, incoming.data(), args.count, args.type, args.op);
   if (doubling.folds()) {
     co_return;

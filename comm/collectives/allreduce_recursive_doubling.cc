@@ -9,10 +9,10 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
-#include <vector>
 
 #include "railyard/comm/collectives/detail/algorithms.h"
 #include "railyard/comm/collectives/detail/patterns.h"
+#include "railyard/comm/collectives/detail/scratch.h"
 #include "railyard/comm/collectives/reduction.h"
 
 namespace railyard::comm::detail {
@@ -26,7 +26,7 @@ CollectiveTask allreduce_recursive_doubling(Channel channel, CollectiveArgs args
   const int rank = channel.rank();
   const Doubling doubling{rank, channel.size()};
   // A rank that folds needs no scratch.
-  std::vector<std::byte> theirs(doubling.folds() ? 0 : bytes);
+  const Scratch theirs(doubling.folds() ? 0 : bytes);
   co_await fold_in(channel, doubling, data, theirs.data(), args.count, args.type, args.op);
   if (doubling.folds()) {
     co_return;

@@ -4,9 +4,9 @@
 // two at once. p - 1 steps of one block each way. Any p.
 #include <array>
 #include <cstring>
-#include <vector>
 
 #include "railyard/comm/collectives/detail/algorithms.h"
+#include "railyard/comm/collectives/detail/scratch.h"
 
 namespace railyard::comm::detail {
 
@@ -17,10 +17,13 @@ CollectiveTask alltoall_pairwise(Channel channel, CollectiveArgs args) {
   auto* out = static_cast<std::byte*>(args.recv);
   // In place, the blocks to send are the receive buffer's: copied first,
   // since received blocks overwrite them.
-  std::vector<std::byte> copy;
+  Scratch copy;
   const auto* in = static_cast<const std::byte*>(args.send);
   if (args.in_place) {
-    copy.assign(out, out + block * static_cast<std::size_t>(size));
+    copy = Scratch(block * static_cast<std::size_t>(size));
+    if (copy.size() != 0) {
+      std::memcpy(copy.data(), out, copy.size());
+    }
     in = copy.data();
   }
   const auto at = [&](int r) { return static_cast<std::size_t>(r) * block; };

@@ -4,9 +4,9 @@
 
 #include <array>
 #include <cstring>
-#include <vector>
 
 #include "railyard/comm/collectives/detail/algorithms.h"
+#include "railyard/comm/collectives/detail/scratch.h"
 #include "railyard/comm/errors.h"
 
 namespace railyard::comm::detail {
@@ -21,10 +21,13 @@ CollectiveTask alltoallv_pairwise(Channel channel, CollectiveArgs args) {
   const BlockLayout sent =
       args.in_place ? received : BlockLayout{args.send_counts, args.send_displs, 0};
   auto* out = static_cast<std::byte*>(args.recv);
-  std::vector<std::byte> copy;
+  Scratch copy;
   const auto* in = static_cast<const std::byte*>(args.send);
   if (args.in_place) {
-    copy.assign(out, out + received.extent(static_cast<std::size_t>(size)) * element);
+    copy = Scratch(received.extent(static_cast<std::size_t>(size)) * element);
+    if (copy.size() != 0) {
+      std::memcpy(copy.data(), out, copy.size());
+    }
     in = copy.data();
   }
   if (!args.in_place && received.count(rank) != 0) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "railyard/comm/collectives/detail/algorithms.h"
+#include "railyard/comm/collectives/detail/scratch.h"
 #include "railyard/comm/collectives/reduction.h"
 
 namespace railyard::comm::detail {
@@ -16,18 +17,18 @@ CollectiveTask reduce_binomial(Channel channel, CollectiveArgs args) {
   const std::size_t bytes = args.count * size_of(args.type);
   // The partial result: the root's receive buffer, else a buffer of this
   // rank's own (its receive buffer means nothing here).
-  std::vector<std::byte> own;
+  Scratch own;
   std::byte* partial = nullptr;
   if (tree.parent() < 0) {
     partial = static_cast<std::byte*>(args.recv);
   } else {
-    own.resize(bytes);
+    own = Scratch(bytes);
     partial = own.data();
   }
   if (!args.in_place && bytes != 0) {
     std::memcpy(partial, args.send, bytes);
   }
-  std::vector<std::byte> incoming(bytes);
+  const Scratch incoming(bytes);
   const std::vector<int> children = tree.children();
   for (std::size_t k = children.size(); k-- > 0;) {  // the nearest first
     const int child = children[k];

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "railyard/comm/collectives/detail/algorithms.h"
+#include "railyard/comm/collectives/detail/scratch.h"
 #include "railyard/comm/collectives/reduction.h"
 
 namespace railyard::comm::detail {
@@ -26,7 +27,7 @@ CollectiveTask ring_reduce_scatter(const Channel& channel, const std::byte* sour
   // Whole elements per segment, at least one.
   const std::size_t per_segment = std::max<std::size_t>(kRingSegmentBytes / element, 1);
   const auto parts = static_cast<std::size_t>(ring.size);
-  std::vector<std::byte> incoming(blocks.longest(parts) * element);
+  const Scratch incoming(blocks.longest(parts) * element);
   for (int step = 0; step + 1 < ring.size; ++step) {
     const auto out = static_cast<std::size_t>(ring.before(step + 1));
     const auto in = static_cast<std::size_t>(ring.before(step + 2));
@@ -79,11 +80,11 @@ CollectiveTask reduce_scatter_over(const Channel& channel, const CollectiveArgs&
   const std::size_t bytes = layout.count(rank) * element;
   // The ring writes a whole vector of partial sums: the program's own when
   // in place, else one of its own (the receive buffer holds one block).
-  std::vector<std::byte> partial;
+  Scratch partial;
   auto* data = static_cast<std::byte*>(args.recv);
   const auto* source = static_cast<const std::byte*>(args.in_place ? args.recv : args.send);
   if (!args.in_place) {
-    partial.resize(total * element);
+    partial = Scratch(total * element);
     data = partial.data();
     if (channel.size() == 1 && total != 0) {
       std::memcpy(data, source, total * element);  // no step reduces, or copies, anything

@@ -1,0 +1,83 @@
+// The collectives' working memory comes back from the pool instead of fresh
+// pages, within the pool's limits.
+#include "railyard/comm/collectives/detail/scratch.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+namespace railyard::comm::detail {
+namespace {
+
+TEST(Scratch, ABufferGivenBackIsTakenAgainForAnyRequestItHolds) {
+  std::byte* first = nullptr;
+  {
+    const Scratch buffer(std::size_t{3} << 20);
+    ASSERT_NE(buffer.data(), nullptr);
+    EXPECT_EQ(buffer.size(), std::size_t{3} << 20);
+    std::memset(buffer.data(), 0x5A, buffer.size());  // all of it is writable
+    first = buffer.data();
+  }
+  const Scratch smaller(std::size_t{1} << 20);
+  EXPECT_EQ(smaller.data(), first);
+  EXPECT_EQ(smaller.size(), std::size_t{1} << 20);
+  // The one kept buffer is in use: a second request gets memory of its own.
+  const Scratch another(std::size_t{1} << 20);
+  EXPECT_NE(another.data(), first);
+}
+
+TEST(Scratch, TheSmallestFittingBufferIsTakenAndMovesHandOwnershipOver) {
+  std::byte* small = nullptr;
+  std::byte* large = nullptr;
+  {
+    const Scratch a(std::size_t{64} << 10);
+    const Scratch b(std::size_t{8} << 20);
+    small = a.data();
+    large = b.data();
+  }
+  Scratch taken(std::size_t{32} << 10);
+  EXPECT_EQ(taken.data(), small);
+  Scratch moved = std::move(taken);
+  EXPECT_EQ(moved.data(), small);
+  // NOLINTNEXTLINE(bugprone-use-after-move,clang-analyzer-cplusplus.Move): checked on purpose
+  EXPECT_EQ(taken.data(), nullptr);
+  // NOLINTNEXTLINE(bugprone-use-after-move,clang-analyzer-cplusplus.Move)
+  EXPECT_EQ(taken.size(), 0U);
+  const Scratch big(std::size_t{4} << 20);
+  EXPECT_EQ(big.data(), large);
+}
+
+TEST(Scratch, ThePoolKeepsAtMostItsLimitOfBuffers) {
+  std::vector<Scratch> held;
+  held.reserve(kScratchKeptBuffers + 4);
+  for (std::size_t i = 0; i < kScratchKeptBuffers + 4; ++i) {
+    held.emplace_back(std::size_t{4} << 10);
+  }
+  std::vector<std::byte*> addresses;
+  addresses.reserve(held.size());
+  for (const auto& s : held) {
+    addresses.push_back(s.data());
+  }
+  held.clear();  // all given back: only kScratchKeptBuffers stay
+  std::vector<Scratch> again;
+  again.reserve(kScratchKeptBuffers + 4);
+  std::size_t reused = 0;
+  for (std::size_t i = 0; i < kScratchKeptBuffers + 4; ++i) {
+    again.emplace_back(std::size_t{4} << 10);
+    for (std::byte* address : addresses) {
+      reused += again.back().data() == address ? 1 : 0;
+    }
+  }
+  EXPECT_LE(reused, kScratchKeptBuffers);
+  EXPECT_GE(reused, 1U);
+}
+
+TEST(Scratch, NothingIsTakenForNoBytes) {
+  const Scratch none(0);
+  EXPECT_EQ(none.data(), nullptr);
+  EXPECT_EQ(none.size(), 0U);
+}
+
+}  // namespace
+}  // namespace railyard::comm::detail
