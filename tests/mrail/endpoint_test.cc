@@ -168,13 +168,14 @@ TEST(Endpoint, RendezvousPullsInChunksOfTheConfiguredSize) {
         std::vector<std::byte> out(size);
         fill_pattern(out, size);
         std::vector<std::byte> in(size + 16, std::byte{0xEE});
-        const std::uint64_t chunks_before = [&] {
+        const auto chunks_received = [&] {
           std::uint64_t total = 0;
           for (const auto& rail : group[1].counters().rails) {
             total += rail.chunks_received;
           }
           return total;
-        }();
+        };
+        const std::uint64_t chunks_before = chunks_received();
         Request send;
         Request recv;
         ASSERT_TRUE(group[1].recv(recv, kAnySource, in.data(), in.size(), 4).ok());
@@ -187,11 +188,7 @@ TEST(Endpoint, RendezvousPullsInChunksOfTheConfiguredSize) {
             << "depth " << depth << ", " << table << ", " << size << " bytes";
         EXPECT_TRUE(std::all_of(in.begin() + static_cast<std::ptrdiff_t>(size), in.end(),
                                 [](std::byte b) { return b == std::byte{0xEE}; }));
-        std::uint64_t chunks = 0;
-        for (const auto& rail : group[1].counters().rails) {
-          chunks += rail.chunks_received;
-        }
-        chunks -= chunks_before;
+        const std::uint64_t chunks = chunks_received() - chunks_before;
         // Each of the (at most 2) paths' shares in 64 KiB reads.
         const std::uint64_t least = (size + kChunk - 1) / kChunk;
         EXPECT_GE(chunks, least) << table << ", " << size << " bytes";
