@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+#include <unordered_map>
+
 #include "railyard/common/detail/byte_codec.h"
 #include "railyard/common/error.h"
 
@@ -87,18 +90,15 @@ HostPeers host_peers(const std::vector<RankCard>& cards, int rank) {
 }
 
 std::vector<int> host_indexes(const std::vector<RankCard>& cards) {
-  std::vector<int> index(cards.size(), -1);
-  int hosts = 0;
-  for (std::size_t rank = 0; rank < cards.size(); ++rank) {
-    if (index[rank] != -1) {
-      continue;
-    }
-    for (std::size_t other = rank; other < cards.size(); ++other) {
-      if (cards[other].host == cards[rank].host) {
-        index[other] = hosts;
-      }
-    }
-    ++hosts;
+  // One lookup per rank: the world is built from this at start-up, where a
+  // scan of every rank per host would grow with ranks times hosts.
+  std::unordered_map<std::string_view, int> index_of_host;
+  std::vector<int> index;
+  index.reserve(cards.size());
+  for (const RankCard& card : cards) {
+    // A new host takes the next number (the size before it was added).
+    const int next = static_cast<int>(index_of_host.size());
+    index.push_back(index_of_host.try_emplace(card.host, next).first->second);
   }
   return index;
 }
