@@ -198,6 +198,49 @@ TEST(Endpoint, RendezvousPullsInChunksOfTheConfiguredSize) {
   }
 }
 
+// Many rendezvous messages at once: their reads share each path's limit
+// (pull_chunk x pull_depth bytes in flight), first come first served, and
+// every message still arrives whole, in order, into its own receive.
+TEST(Endpoint, RendezvousReadsShareEachPathsLimitAcrossMessages) {
+  constexpr std::uint64_t kChunk = 64 * kKiB;
+  constexpr std::uint32_t kDepth = 2;
+  constexpr std::size_t kMessages = 6;
+  for (const char* table : {kFixed, kStriping}) {
+    auto receiver = endpoint_options(2, table);
+    receiver.pull_chunk = kChunk;
+    receiver.pull_depth = kDepth;
+    EndpointGroup group({endpoint_options(2, table), receiver});
+    std::vector<std::vector<std::byte>> out(kMessages);
+    std::vector<std::vector<std::byte>> in(kMessages);
+    std::vector<Request> sends(kMessages);
+    std::vector<Request> recvs(kMessages);
+    for (std::size_t i = 0; i < kMessages; ++i) {
+      const std::size_t size = (std::size_t{1} << 20) + i * 4099;
+      out[i].resize(size);
+      fill_pattern(out[i], i + 1);
+      in[i].assign(size, std::byte{0xEE});
+      ASSERT_TRUE(group[1].recv(recvs[i], kAnySource, in[i].data(), size, 7).ok());
+    }
+    for (std::size_t i = 0; i < kMessages; ++i) {
+      ASSERT_TRUE(group[0].send(sends[i], group.ids[0][1], out[i].data(), out[i].size(), 7).ok());
+    }
+    ASSERT_TRUE(group.run_until([&] {
+      return std::all_of(recvs.begin(), recvs.end(), [](const Request& r) { return r.done(); }) &&
+             std::all_of(sends.begin(), sends.end(), [](const Request& r) { return r.done(); });
+    }));
+    for (std::size_t i = 0; i < kMessages; ++i) {
+      ASSERT_TRUE(recvs[i].status().ok()) << recvs[i].status().to_string();
+      ASSERT_TRUE(sends[i].status().ok()) << sends[i].status().to_string();
+      EXPECT_EQ(recvs[i].length(), out[i].size());
+      EXPECT_EQ(first_mismatch(in[i], i + 1), std::nullopt) << table << ", message " << i;
+    }
+    const EndpointCounters counters = group[1].counters();
+    EXPECT_GT(counters.pull_stalls, 0U) << table << ": no read ever waited for its path";
+    EXPECT_GT(counters.pull_bytes_in_flight_peak, 0U);
+    EXPECT_LE(counters.pull_bytes_in_flight_peak, kChunk * kDepth) << table;
+  }
+}
+
 TEST(Endpoint, TruncationIsReportedForEagerAndRendezvous) {
   EndpointGroup group({endpoint_options(2, kStriping), endpoint_options(2, kStriping)});
   for (const std::size_t size : {std::size_t{1000}, std::size_t{200000}, std::size_t{3 << 20}}) {

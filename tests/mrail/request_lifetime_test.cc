@@ -218,15 +218,18 @@ void stop(ForkedPeer& child) {
   }
 }
 
-// A child that sends the parent a rendezvous message, then progresses.
-ForkedPeer large_sender() {
-  return ForkedPeer([](Pipe& pipe) {
+// A child that sends the parent `messages` rendezvous messages (tags 4, 5,
+// ...), then progresses.
+ForkedPeer large_sender(std::size_t messages = 1) {
+  return ForkedPeer([messages](Pipe& pipe) {
     ChildEndpoint side(child_options(), pipe);
     std::vector<std::byte> large(kLargeSize);
     testing::fill_pattern(large, 4);
-    Request send;
-    if (!side.endpoint.send(send, side.parent, large.data(), large.size(), 4).ok()) {
-      throw std::runtime_error("the send failed");
+    std::vector<Request> sends(messages);
+    for (std::size_t i = 0; i < messages; ++i) {
+      if (!side.endpoint.send(sends[i], side.parent, large.data(), large.size(), 4 + i).ok()) {
+        throw std::runtime_error("the send failed");
+      }
     }
     (void)side.endpoint.progress_until([] { return false; }, 200ms);
     pipe.send_text("sent");
@@ -264,6 +267,39 @@ TEST(RequestLifetime, APullDestroyedInFlightIsOrphanedUntilItsReadsComplete) {
             StatusCode::kUnreachable);
 
   // Once the peer runs again, its answers complete the orphaned reads.
+  ASSERT_EQ(::kill(child.pid(), SIGCONT), 0);
+  EXPECT_TRUE(
+      endpoint.progress_until([&] { return endpoint.counters().orphaned_transfers == 0; }, 30s))
+      << "the orphaned reads never completed";
+}
+
+// A second pull waits for room on its paths behind the first one's reads
+// (each path carries at most pull_chunk x pull_depth bytes of reads, less
+// than the first message's share). The first destroyed in flight breaks the
+// stream; the second, with nothing in flight, fails at once instead of
+// waiting for room that will not come, and leaves no pointer behind.
+TEST(RequestLifetime, APullDestroyedInFlightEndsThePullWaitingBehindIt) {
+  ForkedPeer child = large_sender(2);
+  Endpoint endpoint(parent_options());
+  const PeerId peer = connect(endpoint, child);
+  ASSERT_EQ(child.pipe().receive_text(30s), "sent");
+  stop(child);
+  std::vector<std::byte> first(kLargeSize);
+  std::vector<std::byte> second(kLargeSize);
+  Request waiting;
+  {
+    Request recv;
+    ASSERT_TRUE(endpoint.recv(recv, peer, first.data(), first.size(), 4).ok());
+    ASSERT_TRUE(endpoint.recv(waiting, peer, second.data(), second.size(), 5).ok());
+    (void)endpoint.progress_until([] { return false; }, 200ms);
+    ASSERT_TRUE(recv.in_flight()) << recv.status().to_string();
+    ASSERT_TRUE(waiting.in_flight()) << waiting.status().to_string();
+    EXPECT_GT(endpoint.counters().pull_stalls, 0U) << "the second pull never waited";
+  }
+  EXPECT_TRUE(waiting.done()) << "the waiting pull outlived its peer's stream";
+  EXPECT_EQ(waiting.status().code(), StatusCode::kUnreachable) << waiting.status().to_string();
+  EXPECT_EQ(endpoint.counters().orphaned_transfers, 1U);
+
   ASSERT_EQ(::kill(child.pid(), SIGCONT), 0);
   EXPECT_TRUE(
       endpoint.progress_until([&] { return endpoint.counters().orphaned_transfers == 0; }, 30s))

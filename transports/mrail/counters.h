@@ -43,6 +43,11 @@ struct EndpointCounters {
   // peer's credit was held back because they were over budget.
   std::uint64_t unexpected_bytes = 0;
   std::uint64_t credit_holds = 0;
+  // Rendezvous reads: how often a path had its limit (Options::pull_chunk
+  // times pull_depth) in flight with chunks waiting, and the most bytes any
+  // path has had in flight.
+  std::uint64_t pull_stalls = 0;
+  std::uint64_t pull_bytes_in_flight_peak = 0;
   std::uint64_t abandoned_requests = 0;  // destroyed while in flight (see Request)
   // Transfers of abandoned requests whose provider operations are still
   // outstanding (a gauge, not a total).

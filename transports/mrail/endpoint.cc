@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <limits>
 #include <optional>
 #include <random>
 
@@ -58,6 +59,9 @@ void validate(const Options& options) {
   if (options.min_chunk == 0) {
     throw ConfigError("min_chunk", "0", "expected at least 1 byte");
   }
+  if (options.pull_depth == 0) {
+    throw ConfigError("pull_depth", "0", "expected at least one read in flight per path");
+  }
 }
 
 // See Options::fragment_size.
@@ -102,6 +106,10 @@ Endpoint::Endpoint(Options options)
         fragment_size_for(options_.provider.empty() ? default_provider() : options_.provider);
   }
   validate(options_);
+  constexpr std::uint64_t kUnbounded = std::numeric_limits<std::uint64_t>::max();
+  pull_window_ = options_.pull_chunk == 0 || options_.pull_chunk > kUnbounded / options_.pull_depth
+                     ? kUnbounded
+                     : options_.pull_chunk * options_.pull_depth;
   EndpointAddress address{id_, options_.fragment_size, options_.window, {}};
   for (const std::string& rail_address : options_.rails) {
     RailOptions rail_options;
@@ -325,7 +333,7 @@ PeerId Endpoint::insert_peer(std::span<const std::byte> blob) {
         continue;
       }
       const std::size_t chosen = candidates[with_candidates++ % candidates.size()];
-      paths.push_back(Path{local, chosen, state.rail->insert_peer(remote.rails[chosen].address)});
+      paths.emplace_back(local, chosen, state.rail->insert_peer(remote.rails[chosen].address));
       weights.push_back(weight_of(local));
     }
   }

@@ -262,14 +262,21 @@ class Endpoint {
   // Keeps a piece the rail accepted with its request, counting it; or
   // records why the rail refused it. Returns whether it was accepted.
   static bool adopt_piece(Request& request, std::unique_ptr<PieceOp> op, const Status& posted);
-  // A pipelined pull (start_pull): posts the next chunk of lane `lane` of
-  // the request's transfer, or returns false when the lane is done or the
-  // post failed (the request then failed and its other chunks are dropped);
-  // drop_unposted takes the chunks never posted out of the request's count
-  // and ends every lane.
-  bool pull_next(Request& request, std::size_t lane);
-  static void drop_unposted(Request& request) noexcept;
+  // Pipelined pulls (start_pull). pump_pulls posts the chunks of the lanes
+  // waiting on `path`, first come first served, while the bytes in flight
+  // there stay within pull_window_ (one chunk may always go); a chunk whose
+  // post fails ends its request's pull (end_pull). drop_unposted takes the
+  // chunks never posted out of the request's count, ends every lane and
+  // takes them off their paths' queues; end_pull also fails the request and
+  // finishes it when nothing of it is in flight any more.
+  void pump_pulls(Path& path);
+  [[nodiscard]] bool post_pull_chunk(Path& path, Request& request, std::size_t lane,
+                                     std::uint64_t length);
+  void drop_unposted(Request& request) noexcept;
+  void end_pull(Request& request, const Status& status);
+  // One piece of the request finished (status: how); the last finishes it.
   void piece_done(Request& request, const Status& status);
+  void pieces_done(Request& request);
   void finish(Request& request);
   void fail_peer(Peer& peer, const Status& status);
   // A message to the peer could not be sent: its stream is broken.
@@ -349,6 +356,9 @@ class Endpoint {
   std::uint64_t unexpected_bytes_ = 0;  // every peer's Peer::unexpected_bytes
   std::size_t held_credits_ = 0;        // peers whose credit is held
   std::vector<StripePiece> pieces_;     // scratch for send_eager
+  // Bytes of rendezvous reads in flight per path (Options::pull_chunk times
+  // pull_depth; unbounded when pull_chunk is 0).
+  std::uint64_t pull_window_ = 0;
   // Registered with the background thread last, removed from it first.
   std::unique_ptr<BackgroundTurn> background_;
 };

@@ -73,6 +73,7 @@ void Endpoint::detach(Request& request) noexcept {
     }
   }
   if (request.large_) {
+    drop_unposted(request);  // a pull's chunks still waiting for their path
     // Operations the provider has not completed keep their memory (the op,
     // and the registrations it reads or writes through) until it has.
     std::size_t outstanding = 0;

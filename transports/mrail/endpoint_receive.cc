@@ -545,6 +545,7 @@ void Endpoint::start_pull(Peer& peer, InboundMessage& message, Request& request)
       prepared = false;
       break;
     }
+    lane.path = piece.path;
     lane.rail = path.local_rail;
     lane.address = path.address;
     lane.remote = transfer.remotes.size() - 1;
@@ -559,48 +560,80 @@ void Endpoint::start_pull(Peer& peer, InboundMessage& message, Request& request)
     drop_unposted(request);
   }
   // A truncated receive still reads what fits: only a failed post stops it.
+  // The lanes queue behind the pulls already waiting on their paths.
   for (std::size_t lane = 0; lane < transfer.lanes.size(); ++lane) {
-    for (std::uint32_t i = 0; i < options_.pull_depth; ++i) {
-      if (!pull_next(request, lane)) {
-        break;
-      }
+    if (transfer.lanes[lane].next != transfer.lanes[lane].end) {
+      peer.paths[transfer.lanes[lane].path].waiting_pulls.push_back(PullTurn{&request, lane});
     }
+  }
+  for (const auto& lane : transfer.lanes) {
+    pump_pulls(peer.paths[lane.path]);
   }
   piece_done(request, Status());
 }
 
-bool Endpoint::pull_next(Request& request, std::size_t lane_index) {
+void Endpoint::pump_pulls(Path& path) {
+  while (!path.waiting_pulls.empty()) {
+    const PullTurn turn = path.waiting_pulls.front();
+    LargeTransfer& transfer = *turn.request->large_;
+    const LargeTransfer::PullLane& lane = transfer.lanes[turn.lane];
+    const std::uint64_t length = lane.next_chunk(transfer.pull_chunk);
+    if (path.pull_bytes_in_flight != 0 && length > pull_window_ - path.pull_bytes_in_flight) {
+      ++totals_.pull_stalls;
+      return;
+    }
+    // A failed post takes the request's turns off every queue (end_pull).
+    if (post_pull_chunk(path, *turn.request, turn.lane, length) && lane.next == lane.end) {
+      path.waiting_pulls.pop_front();
+    }
+  }
+}
+
+bool Endpoint::post_pull_chunk(Path& path, Request& request, std::size_t lane_index,
+                               std::uint64_t length) {
   LargeTransfer& transfer = *request.large_;
   LargeTransfer::PullLane& lane = transfer.lanes[lane_index];
-  if (lane.next == lane.end) {
-    return false;
-  }
-  const std::uint64_t left = lane.end - lane.next;
-  const std::uint64_t length =
-      transfer.pull_chunk == 0 ? left : std::min<std::uint64_t>(left, transfer.pull_chunk);
   const std::uint64_t offset = lane.next;
-  lane.next += length;
   const auto& lease = transfer.leases[lane.lease];
   auto op = std::make_unique<PieceOp>(*this, request, lane.rail, length, PieceKind::kPull);
-  op->set_lane(lane_index);
+  op->set_path(path);
   const Status posted = rails_[lane.rail]->rail->post_read(
       *op, lane.address, lease.buffer(request.buffer_ + offset, length),
       transfer.remotes[lane.remote], lane.key_offset + offset);
   if (!posted.ok()) {
-    request.fail(posted);
-    --request.pending_;  // the chunk counted for it never runs
-    drop_unposted(request);
+    end_pull(request, posted);  // may finish the request
     return false;
   }
-  request.large_->ops.push_back(std::move(op));
+  lane.next += length;
+  path.pull_bytes_in_flight += length;
+  totals_.pull_bytes_in_flight_peak =
+      std::max(totals_.pull_bytes_in_flight_peak, path.pull_bytes_in_flight);
+  transfer.ops.push_back(std::move(op));
   return true;
 }
 
 void Endpoint::drop_unposted(Request& request) noexcept {
   LargeTransfer& transfer = *request.large_;
+  Peer* peer = peer_of(transfer.peer);
   for (auto& lane : transfer.lanes) {
-    request.pending_ -= static_cast<std::uint32_t>(lane.chunks_left(transfer.pull_chunk));
+    const std::uint64_t unposted = lane.chunks_left(transfer.pull_chunk);
+    if (unposted == 0) {
+      continue;
+    }
+    request.pending_ -= static_cast<std::uint32_t>(unposted);
     lane.next = lane.end;
+    if (peer != nullptr) {
+      std::erase_if(peer->paths[lane.path].waiting_pulls,
+                    [&](const PullTurn& turn) { return turn.request == &request; });
+    }
+  }
+}
+
+void Endpoint::end_pull(Request& request, const Status& status) {
+  request.fail(status);
+  drop_unposted(request);
+  if (request.pending_ == 0) {
+    pieces_done(request);
   }
 }
 
@@ -617,7 +650,14 @@ bool Endpoint::adopt_piece(Request& request, std::unique_ptr<PieceOp> op, const 
 void Endpoint::on_piece(PieceOp& op, const Completion& completion) {
   op.mark_completed();
   if (op.request() == nullptr) {
+    Path* path = op.kind() == PieceKind::kPull ? op.path() : nullptr;
+    const std::uint64_t bytes = op.bytes();
     on_orphan_piece(op);  // may destroy `op`
+    if (path != nullptr) {
+      // An orphan's read held room on its path until now.
+      path->pull_bytes_in_flight -= bytes;
+      pump_pulls(*path);
+    }
     return;
   }
   RailTraffic& traffic = rails_[op.rail()]->traffic;
@@ -642,14 +682,15 @@ void Endpoint::on_piece(PieceOp& op, const Completion& completion) {
   if (completion.status.code() == StatusCode::kUnreachable) {
     lost_message(request.peer_, completion.status);
   }
-  if (op.kind() == PieceKind::kPull && request.large_) {
-    // The lane's next chunk goes before this one is counted done, so the
-    // request cannot finish between the two.
-    if (completion.status.ok()) {
-      (void)pull_next(request, op.lane());
-    } else {
+  if (op.kind() == PieceKind::kPull) {
+    Path& path = *op.path();
+    path.pull_bytes_in_flight -= op.bytes();
+    if (!completion.status.ok() && request.large_) {
       drop_unposted(request);
     }
+    // The path's next chunks go before this one is counted done, so its
+    // request cannot finish between the two.
+    pump_pulls(path);
   }
   piece_done(request, completion.status);  // may destroy `op`
 }
@@ -658,9 +699,12 @@ void Endpoint::piece_done(Request& request, const Status& status) {
   if (!status.ok()) {
     request.fail(status);
   }
-  if (--request.pending_ != 0) {
-    return;
+  if (--request.pending_ == 0) {
+    pieces_done(request);
   }
+}
+
+void Endpoint::pieces_done(Request& request) {
   if (request.kind_ == RequestKind::kRecv && request.large_) {
     // Pulled (or failed to): the sender may let go of its buffer.
     if (Peer* peer = peer_of(request.large_->peer); peer != nullptr && !peer->failed) {
@@ -708,6 +752,18 @@ void Endpoint::fail_peer(Peer& peer, const Status& status) {
   }
   for (const Path& path : peer.paths) {
     (void)rails_[path.local_rail]->rail->fail_deferred_posts_to(path.address, peer.failure);
+  }
+  // Pulls from it waiting for room on a path: they read nothing more.
+  std::vector<Request*> pulling;
+  for (const Path& path : peer.paths) {
+    for (const PullTurn& turn : path.waiting_pulls) {
+      if (std::find(pulling.begin(), pulling.end(), turn.request) == pulling.end()) {
+        pulling.push_back(turn.request);
+      }
+    }
+  }
+  for (Request* request : pulling) {
+    end_pull(*request, peer.failure);
   }
   // Sends that never left.
   while (Request* request = peer.waiting.front()) {

@@ -67,15 +67,19 @@ struct Options {
   // Default: RAILYARD_EAGER_LIMIT, 256 KiB.
   std::uint64_t eager_limit = std::uint64_t{256} * 1024;
   // A rendezvous receiver reads its share on each path in reads of at most
-  // this many bytes, `pull_depth` of them in flight per path, instead of
-  // one read per path. A read's answer occupies the path's connection until
+  // this many bytes, at most `pull_depth` chunks' worth in flight per path
+  // across all messages from the peer (later messages' reads wait their
+  // turn), instead of one read per path. A read's answer occupies the path's connection until
   // it is through: on a socket provider (net) the rail's own control
   // messages in the other direction (rendezvous requests, reads, FINs)
   // wait behind a whole multi-megabyte answer, and two hosts exchanging
   // large messages (an allreduce) then take turns instead of both sending.
   // 0 reads each share in one piece. Default: RAILYARD_PULL_CHUNK, 1 MiB.
   std::uint64_t pull_chunk = std::uint64_t{1} << 20;
-  // Reads in flight per path while pulling. Default: RAILYARD_PULL_DEPTH, 2.
+  // Chunks of reads in flight per path, across messages: with many large
+  // messages in flight both ways, unbounded reads (one window of 64 x 16
+  // MiB is 128 MiB of answers per path) queued each side's requests and
+  // FINs behind the other's answers again. Default: RAILYARD_PULL_DEPTH, 2.
   std::uint32_t pull_depth = 2;
   // Largest eager fragment payload: the size of each receive buffer, 1 KiB
   // or more. 0 chooses by provider: on ofi_rxm rails 16 KiB less the

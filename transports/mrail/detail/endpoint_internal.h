@@ -1,6 +1,7 @@
 // The parts of a multi-rail endpoint that its implementation files share.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -97,9 +98,9 @@ class Endpoint::PieceOp final : public RailOp {
   [[nodiscard]] std::size_t rail() const noexcept { return rail_; }
   [[nodiscard]] std::uint64_t bytes() const noexcept { return bytes_; }
   [[nodiscard]] PieceKind kind() const noexcept { return kind_; }
-  // The lane of a pipelined pull the piece reads for (LargeTransfer::lanes).
-  [[nodiscard]] std::size_t lane() const noexcept { return lane_; }
-  void set_lane(std::size_t lane) noexcept { lane_ = lane; }
+  // A pull's piece: the path it reads over (a peer's paths never move).
+  [[nodiscard]] Path* path() const noexcept { return path_; }
+  void set_path(Path& path) noexcept { path_ = &path; }
 
  protected:
   // May destroy this op (it belongs to the request's LargeTransfer): nothing
@@ -112,7 +113,7 @@ class Endpoint::PieceOp final : public RailOp {
   std::size_t rail_;
   std::uint64_t bytes_;
   PieceKind kind_;
-  std::size_t lane_ = 0;
+  Path* path_ = nullptr;
   bool completed_ = false;
 };
 
@@ -162,8 +163,9 @@ namespace railyard::mrail {
 // What a rendezvous or RMA request holds while in flight.
 struct LargeTransfer {
   // One path's share of a pull: read in chunks of at most Options::pull_chunk,
-  // Options::pull_depth in flight, the next posted as one completes.
+  // posted while the path has room (Endpoint::pump_pulls).
   struct PullLane {
+    std::size_t path = 0;  // in the peer's paths
     std::size_t rail = 0;  // local rail
     RailPeer address;
     std::size_t lease = 0;         // index in `leases`
@@ -179,6 +181,11 @@ struct LargeTransfer {
         return 0;
       }
       return chunk == 0 ? 1 : (left + chunk - 1) / chunk;
+    }
+    // The size of the next chunk to post.
+    [[nodiscard]] std::uint64_t next_chunk(std::uint64_t chunk) const noexcept {
+      const std::uint64_t left = end - next;
+      return chunk == 0 ? left : std::min(left, chunk);
     }
   };
 

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -18,10 +19,29 @@
 
 namespace railyard::mrail {
 
+// A lane of a rendezvous pull waiting for room on its path
+// (LargeTransfer::lanes).
+struct PullTurn {
+  Request* request = nullptr;
+  std::size_t lane = 0;
+};
+
 struct Path {
+  Path() = default;
+  Path(std::size_t local, std::size_t remote, RailPeer peer_address)
+      : local_rail(local), remote_rail(remote), address(peer_address) {}
+
   std::size_t local_rail = 0;
   std::size_t remote_rail = 0;
   RailPeer address;  // the peer's rail in our local rail's address vector
+  // Rendezvous reads on this path, across all messages from the peer: the
+  // bytes asked for and not yet read, and the lanes waiting for room, first
+  // come first served (Endpoint::pump_pulls). The peer answers each read on
+  // its end of this path's connection, and its own messages to us wait
+  // behind the answers it has queued: bounding them keeps its requests,
+  // reads and FINs moving while many large messages are in flight.
+  std::uint64_t pull_bytes_in_flight = 0;
+  std::deque<PullTurn> waiting_pulls;
 };
 
 struct Peer {
