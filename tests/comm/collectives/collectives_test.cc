@@ -63,9 +63,10 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
          (info.param.rails ? "_rails" : "");
 }
 
-// An allreduce of `count` floats summed, out of place, and of `count`
-// int32 maxima, in place through the non-blocking form, against the
-// reference (stops at the first wrong element).
+// An allreduce of `count` floats summed, out of place (its send buffer left
+// as it was), and of `count` int32 maxima, in place through the
+// non-blocking form, against the reference (stops at the first wrong
+// element).
 void expect_sums_and_maxima(const Communicator& comm, std::size_t count,
                             const CollectiveOptions& options) {
   std::vector<float> in(count);
@@ -90,6 +91,8 @@ void expect_sums_and_maxima(const Communicator& comm, std::size_t count,
     }
     ASSERT_EQ(out[i], sum) << "count " << count << ", element " << i;
     ASSERT_EQ(maxima[i], top) << "count " << count << ", element " << i;
+    // Out of place, the send buffer is only read.
+    ASSERT_EQ(in[i], value(comm.rank(), i)) << "count " << count << ", send element " << i;
   }
 }
 
