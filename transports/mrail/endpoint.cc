@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <random>
@@ -208,10 +209,18 @@ void Endpoint::open_rail(const RailOptions& rail_options, std::optional<std::str
     state->region_guard = std::make_unique<shm::RegionGuard>(shm::region_path(rail.name()));
   }
 
+  constexpr std::size_t kFirstPage = 4096;
   const std::size_t receive_bytes = slot_size * options_.receive_buffers;
   state->receive_memory = std::make_unique_for_overwrite<std::byte[]>(receive_bytes);
   state->receive_region = rail.register_memory(state->receive_memory.get(), receive_bytes);
   for (std::uint32_t s = 0; s < options_.receive_buffers; ++s) {
+    // The first page of every receive buffer is faulted in now, where the
+    // header and a small message land: the provider fills the buffers in
+    // turn, and each first use cost a page fault on the latency path (a
+    // two-host 8-byte allreduce took 9.4-11.7 us over its first 25 calls,
+    // 8.0 with this).
+    std::memset(state->receive_memory.get() + s * slot_size, 0,
+                std::min<std::size_t>(slot_size, kFirstPage));
     auto slot = std::make_unique<RxSlot>(*this, index, state->receive_memory.get() + s * slot_size,
                                          slot_size);
     const Status posted =

@@ -135,7 +135,8 @@ struct Endpoint::RailState {
   // Slot memory is left uninitialised: the provider or the sender writes
   // every byte before it is read, and zeroing it would touch every page as
   // the rail opens (a page fault each, slow in a virtual machine) for slots
-  // a job may never use.
+  // a job may never use. Only each receive slot's first page is touched,
+  // where small messages land (see Endpoint::open_rail).
   std::unique_ptr<std::byte[]> receive_memory;
   std::unique_ptr<std::byte[]> send_memory;
   std::unique_ptr<std::byte[]> scratch_memory;  // target of flush reads
