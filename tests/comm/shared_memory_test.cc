@@ -81,6 +81,7 @@ void exchange_with_everyone(const Communicator& world) {
 struct Traffic {
   std::size_t host_rails = 0;
   std::uint64_t host_bytes = 0;     // sent and received over the host rail
+  std::uint64_t host_chunks = 0;    // eager fragments and reads received over it
   std::uint64_t network_bytes = 0;  // over every other rail
 };
 
@@ -91,6 +92,7 @@ Traffic traffic_of(const Communicator& world) {
     if (rail.host_only) {
       ++traffic.host_rails;
       traffic.host_bytes += bytes;
+      traffic.host_chunks += rail.chunks_received;
     } else {
       traffic.network_bytes += bytes;
     }
@@ -112,6 +114,11 @@ TEST(SharedMemory, RanksOfOneHostTalkOverItAndNeverOverTheRails) {
         EXPECT_EQ(traffic.host_rails, 1U);
         EXPECT_GE(traffic.host_bytes, 2 * ((std::uint64_t{1} << 20) + 100));
         EXPECT_EQ(traffic.network_bytes, 0U);
+        // A same-host rendezvous is one read, not RAILYARD_PULL_CHUNK's
+        // chunks (they keep a socket free; a read of another process's
+        // memory holds none): from each peer, one eager fragment for the
+        // small message and one read for the large one.
+        EXPECT_EQ(traffic.host_chunks, 2U * static_cast<std::uint64_t>(world.size() - 1));
       },
       options));
 }

@@ -3,6 +3,7 @@
 // rendezvous data; and the bookkeeping that finishes requests.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -515,7 +516,11 @@ void Endpoint::start_pull(Peer& peer, InboundMessage& message, Request& request)
     }
   }
   LargeTransfer& transfer = *request.large_;
-  transfer.pull_chunk = options_.pull_chunk;
+  // Chunks keep a socket connection free for the other direction's
+  // traffic; the host rail's reads (one process reading another's memory)
+  // hold no connection, and each chunk would only add an operation.
+  const bool same_host = !peer.paths.empty() && rails_[peer.paths.front().local_rail]->host_only;
+  transfer.pull_chunk = same_host ? 0 : options_.pull_chunk;
   std::vector<int> lease_of(rails_.size(), -1);
   // The request stays open while lanes are being set up and their first
   // chunks posted, so one that fails at once cannot finish it early.
@@ -578,7 +583,9 @@ void Endpoint::pump_pulls(Path& path) {
     LargeTransfer& transfer = *turn.request->large_;
     const LargeTransfer::PullLane& lane = transfer.lanes[turn.lane];
     const std::uint64_t length = lane.next_chunk(transfer.pull_chunk);
-    if (path.pull_bytes_in_flight != 0 && length > pull_window_ - path.pull_bytes_in_flight) {
+    const std::uint64_t window =
+        transfer.pull_chunk == 0 ? std::numeric_limits<std::uint64_t>::max() : pull_window_;
+    if (path.pull_bytes_in_flight != 0 && length > window - path.pull_bytes_in_flight) {
       ++totals_.pull_stalls;
       return;
     }
