@@ -107,10 +107,6 @@ Endpoint::Endpoint(Options options)
         fragment_size_for(options_.provider.empty() ? default_provider() : options_.provider);
   }
   validate(options_);
-  constexpr std::uint64_t kUnbounded = std::numeric_limits<std::uint64_t>::max();
-  pull_window_ = options_.pull_chunk == 0 || options_.pull_chunk > kUnbounded / options_.pull_depth
-                     ? kUnbounded
-                     : options_.pull_chunk * options_.pull_depth;
   EndpointAddress address{id_, options_.fragment_size, options_.window, {}};
   for (const std::string& rail_address : options_.rails) {
     RailOptions rail_options;
@@ -367,21 +363,32 @@ PeerId Endpoint::insert_peer(std::span<const std::byte> blob) {
       home = p;
     }
   }
+  const bool same_host = rails_[paths.front().local_rail]->host_only;
   const PeerId id{static_cast<std::uint32_t>(peers_.size())};
   std::string route;
   for (const auto& path : paths) {
     route += fmt::format("{}{}->{}", route.empty() ? "" : ", ", path.local_rail, path.remote_rail);
   }
   log::info("peer {} = endpoint {:016x}: {} {} (our rail->its rail) {}; home path {}", id.index,
-            remote.id, paths.size(),
-            rails_[paths.front().local_rail]->host_only ? "same-host path" : "paths", route, home);
+            remote.id, paths.size(), same_host ? "same-host path" : "paths", route, home);
+  if (!same_host && options_.pull_chunk != 0) {
+    // Chunked reads keep each connection free for the other direction's
+    // traffic (Options::pull_chunk); the host rail's reads hold none.
+    constexpr std::uint64_t kUnbounded = std::numeric_limits<std::uint64_t>::max();
+    const std::uint64_t window = options_.pull_chunk > kUnbounded / options_.pull_depth
+                                     ? kUnbounded
+                                     : options_.pull_chunk * options_.pull_depth;
+    for (Path& path : paths) {
+      path.pull_chunk = options_.pull_chunk;
+      path.pull_window = window;
+    }
+  }
   const std::uint64_t min_chunk = options_.min_chunk;
   peers_.push_back(std::make_unique<Peer>(
       id, remote.id, std::move(paths), home,
       StripePlan(std::move(weights), min_chunk, std::min<std::uint64_t>(128, min_chunk)),
       std::min(options_.fragment_size, remote.max_fragment),
       std::min(options_.window, remote.window), options_.window));
-  const bool same_host = rails_[peers_.back()->paths.front().local_rail]->host_only;
   peers_.back()->eager_limit =
       same_host && options_.host_rail ? options_.host_rail->eager_limit : options_.eager_limit;
   peer_ids_.emplace(remote.id, id);

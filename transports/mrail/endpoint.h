@@ -264,7 +264,7 @@ class Endpoint {
   static bool adopt_piece(Request& request, std::unique_ptr<PieceOp> op, const Status& posted);
   // Pipelined pulls (start_pull). pump_pulls posts the chunks of the lanes
   // waiting on `path`, first come first served, while the bytes in flight
-  // there stay within pull_window_ (one chunk may always go); a chunk whose
+  // there stay within its pull_window (one chunk may always go); a chunk whose
   // post fails ends its request's pull (end_pull). drop_unposted takes the
   // chunks never posted out of the request's count, ends every lane and
   // takes them off their paths' queues; end_pull also fails the request and
@@ -356,9 +356,6 @@ class Endpoint {
   std::uint64_t unexpected_bytes_ = 0;  // every peer's Peer::unexpected_bytes
   std::size_t held_credits_ = 0;        // peers whose credit is held
   std::vector<StripePiece> pieces_;     // scratch for send_eager
-  // Bytes of rendezvous reads in flight per path (Options::pull_chunk times
-  // pull_depth; unbounded when pull_chunk is 0).
-  std::uint64_t pull_window_ = 0;
   // Registered with the background thread last, removed from it first.
   std::unique_ptr<BackgroundTurn> background_;
 };

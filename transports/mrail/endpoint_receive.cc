@@ -3,7 +3,6 @@
 // rendezvous data; and the bookkeeping that finishes requests.
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -516,11 +515,6 @@ void Endpoint::start_pull(Peer& peer, InboundMessage& message, Request& request)
     }
   }
   LargeTransfer& transfer = *request.large_;
-  // Chunks keep a socket connection free for the other direction's
-  // traffic; the host rail's reads (one process reading another's memory)
-  // hold no connection, and each chunk would only add an operation.
-  const bool same_host = !peer.paths.empty() && rails_[peer.paths.front().local_rail]->host_only;
-  transfer.pull_chunk = same_host ? 0 : options_.pull_chunk;
   std::vector<int> lease_of(rails_.size(), -1);
   // The request stays open while lanes are being set up and their first
   // chunks posted, so one that fails at once cannot finish it early.
@@ -553,13 +547,13 @@ void Endpoint::start_pull(Peer& peer, InboundMessage& message, Request& request)
     lane.path = piece.path;
     lane.rail = path.local_rail;
     lane.address = path.address;
+    lane.chunk = path.pull_chunk;
     lane.remote = transfer.remotes.size() - 1;
     lane.key_offset = key->offset;
     lane.next = piece.offset;
     lane.end = piece.offset + piece.length;
     transfer.lanes.push_back(lane);
-    request.pending_ +=
-        static_cast<std::uint32_t>(transfer.lanes.back().chunks_left(transfer.pull_chunk));
+    request.pending_ += static_cast<std::uint32_t>(transfer.lanes.back().chunks_left());
   }
   if (!prepared) {
     drop_unposted(request);
@@ -582,10 +576,8 @@ void Endpoint::pump_pulls(Path& path) {
     const PullTurn turn = path.waiting_pulls.front();
     LargeTransfer& transfer = *turn.request->large_;
     const LargeTransfer::PullLane& lane = transfer.lanes[turn.lane];
-    const std::uint64_t length = lane.next_chunk(transfer.pull_chunk);
-    const std::uint64_t window =
-        transfer.pull_chunk == 0 ? std::numeric_limits<std::uint64_t>::max() : pull_window_;
-    if (path.pull_bytes_in_flight != 0 && length > window - path.pull_bytes_in_flight) {
+    const std::uint64_t length = lane.next_chunk();
+    if (path.pull_bytes_in_flight != 0 && length > path.pull_window - path.pull_bytes_in_flight) {
       ++totals_.pull_stalls;
       return;
     }
@@ -623,7 +615,7 @@ void Endpoint::drop_unposted(Request& request) noexcept {
   LargeTransfer& transfer = *request.large_;
   Peer* peer = peer_of(transfer.peer);
   for (auto& lane : transfer.lanes) {
-    const std::uint64_t unposted = lane.chunks_left(transfer.pull_chunk);
+    const std::uint64_t unposted = lane.chunks_left();
     if (unposted == 0) {
       continue;
     }

@@ -75,7 +75,9 @@ struct Options {
   // requests, reads, FINs) wait behind a whole multi-megabyte answer, and
   // two hosts exchanging large messages (an allreduce) then take turns
   // instead of both sending.
-  // 0 reads each share in one piece. Default: RAILYARD_PULL_CHUNK, 256 KiB
+  // 0 reads each share in one piece. Network rails only: the host rail's
+  // reads hold no connection and take each share whole. Default:
+  // RAILYARD_PULL_CHUNK, 256 KiB
   // (measured against 512 KiB and 1 MiB: docs/benchmarks.md).
   std::uint64_t pull_chunk = std::uint64_t{256} * 1024;
   // Chunks of reads in flight per path, across messages: with many large

@@ -163,20 +163,21 @@ namespace railyard::mrail {
 
 // What a rendezvous or RMA request holds while in flight.
 struct LargeTransfer {
-  // One path's share of a pull: read in chunks of at most Options::pull_chunk,
-  // posted while the path has room (Endpoint::pump_pulls).
+  // One path's share of a pull: read in chunks of at most the path's
+  // pull_chunk, posted while the path has room (Endpoint::pump_pulls).
   struct PullLane {
     std::size_t path = 0;  // in the peer's paths
     std::size_t rail = 0;  // local rail
     RailPeer address;
+    std::uint64_t chunk = 0;       // bytes per read (Path::pull_chunk); 0: the share whole
     std::size_t lease = 0;         // index in `leases`
     std::size_t remote = 0;        // index in `remotes`
     std::uint64_t key_offset = 0;  // the remote key's offset of message byte 0
     std::uint64_t next = 0;        // the message offset of the next chunk to post
     std::uint64_t end = 0;         // the message offset the lane ends at
 
-    // Chunks of `chunk` bytes (0: one for all) not posted yet.
-    [[nodiscard]] std::uint64_t chunks_left(std::uint64_t chunk) const noexcept {
+    // Chunks not posted yet.
+    [[nodiscard]] std::uint64_t chunks_left() const noexcept {
       const std::uint64_t left = end - next;
       if (left == 0) {
         return 0;
@@ -184,7 +185,7 @@ struct LargeTransfer {
       return chunk == 0 ? 1 : (left + chunk - 1) / chunk;
     }
     // The size of the next chunk to post.
-    [[nodiscard]] std::uint64_t next_chunk(std::uint64_t chunk) const noexcept {
+    [[nodiscard]] std::uint64_t next_chunk() const noexcept {
       const std::uint64_t left = end - next;
       return chunk == 0 ? left : std::min(left, chunk);
     }
@@ -195,7 +196,6 @@ struct LargeTransfer {
   std::vector<RegistrationCache::Lease> leases;
   std::vector<RemoteRegion> remotes;
   std::vector<PullLane> lanes;
-  std::uint64_t pull_chunk = 0;              // bytes per chunk; the lane's whole share when 0
   std::vector<std::unique_ptr<RailOp>> ops;  // each an Endpoint::PieceOp
   // Once orphaned (its request destroyed in flight): the ops the provider
   // has not completed yet.

@@ -42,6 +42,12 @@ struct Path {
   // reads and FINs moving while many large messages are in flight.
   std::uint64_t pull_bytes_in_flight = 0;
   std::deque<PullTurn> waiting_pulls;
+  // How a pull reads over it, set as the peer is inserted: reads of at most
+  // pull_chunk bytes (0: a share whole), pull_window bytes of them in flight
+  // (Options::pull_chunk and pull_depth on a network rail; unbounded on the
+  // host rail, whose reads hold no connection).
+  std::uint64_t pull_chunk = 0;
+  std::uint64_t pull_window = UINT64_MAX;
 };
 
 struct Peer {
