@@ -20,10 +20,7 @@ CollectiveTask alltoall_pairwise(Channel channel, CollectiveArgs args) {
   Scratch copy;
   const auto* in = static_cast<const std::byte*>(args.send);
   if (args.in_place) {
-    copy = Scratch(block * static_cast<std::size_t>(size));
-    if (copy.size() != 0) {
-      std::memcpy(copy.data(), out, copy.size());
-    }
+    copy = Scratch::copy_of(out, block * static_cast<std::size_t>(size));
     in = copy.data();
   }
   const auto at = [&](int r) { return static_cast<std::size_t>(r) * block; };

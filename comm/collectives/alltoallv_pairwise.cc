@@ -24,10 +24,7 @@ CollectiveTask alltoallv_pairwise(Channel channel, CollectiveArgs args) {
   Scratch copy;
   const auto* in = static_cast<const std::byte*>(args.send);
   if (args.in_place) {
-    copy = Scratch(received.extent(static_cast<std::size_t>(size)) * element);
-    if (copy.size() != 0) {
-      std::memcpy(copy.data(), out, copy.size());
-    }
+    copy = Scratch::copy_of(out, received.extent(static_cast<std::size_t>(size)) * element);
     in = copy.data();
   }
   if (!args.in_place && received.count(rank) != 0) {

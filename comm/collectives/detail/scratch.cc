@@ -1,6 +1,7 @@
 #include "railyard/comm/collectives/detail/scratch.h"
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -74,6 +75,14 @@ Scratch::Scratch(std::size_t bytes) : size_(bytes) {
     return;
   }
   buffer_ = ScratchPool::instance().take(bytes, capacity_);
+}
+
+Scratch Scratch::copy_of(const std::byte* from, std::size_t bytes) {
+  Scratch copy(bytes);
+  if (bytes != 0) {
+    std::memcpy(copy.data(), from, bytes);
+  }
+  return copy;
 }
 
 Scratch::~Scratch() { give_back(); }

@@ -19,6 +19,8 @@ class Scratch {
  public:
   Scratch() = default;
   explicit Scratch(std::size_t bytes);
+  // A scratch buffer holding a copy of [from, from + bytes).
+  static Scratch copy_of(const std::byte* from, std::size_t bytes);
   ~Scratch();
   Scratch(Scratch&& other) noexcept;
   Scratch& operator=(Scratch&& other) noexcept;

@@ -27,6 +27,18 @@ TEST(Scratch, ABufferGivenBackIsTakenAgainForAnyRequestItHolds) {
   EXPECT_NE(another.data(), first);
 }
 
+TEST(Scratch, ACopyHoldsTheBytesItWasMadeFrom) {
+  std::vector<std::byte> source(5000);
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    source[i] = static_cast<std::byte>(i * 7);
+  }
+  const Scratch copy = Scratch::copy_of(source.data(), source.size());
+  ASSERT_EQ(copy.size(), source.size());
+  EXPECT_EQ(std::memcmp(copy.data(), source.data(), source.size()), 0);
+  const Scratch none = Scratch::copy_of(nullptr, 0);
+  EXPECT_EQ(none.size(), 0U);
+}
+
 TEST(Scratch, TheSmallestFittingBufferIsTakenAndMovesHandOwnershipOver) {
   std::byte* small = nullptr;
   std::byte* large = nullptr;
