@@ -15,7 +15,7 @@ constexpr std::uint64_t kSmallLatencySize = 8192;
 
 double latency_us(BenchTransport& transport, bool initiator, const MeasureSettings& settings,
                   std::uint64_t size) {
-  const std::size_t slot = settings.data_slots();  // the slots after the windows''
+  const std::size_t slot = settings.data_slots();  // the slot after the windows'
   // As osu_latency counts: many ping-pongs for small messages, whose run
   // would otherwise last a few milliseconds and take in every scheduler
   // hiccup; fewer, but at most 16 MiB each way, above.
