@@ -437,7 +437,12 @@ TEST(Endpoint, CountersShowEachPolicysSplit) {
                                Expect{kStriping, 256 * kKiB}, Expect{kStriping, 4 << 20}}) {
     auto options = endpoint_options(kRails, expect.table);
     options.home_rail = 2;
-    EndpointGroup group({options, endpoint_options(kRails, expect.table)});
+    // Each share read whole: in chunks, a path done with its share takes
+    // over the last chunks of another's, and the split follows the paths'
+    // speed instead of the plan (tested below).
+    auto reader = endpoint_options(kRails, expect.table);
+    reader.pull_chunk = 0;
+    EndpointGroup group({options, reader});
     std::vector<std::byte> out(expect.size);
     std::vector<std::byte> in(expect.size);
     for (std::size_t i = 0; i < kCount; ++i) {
@@ -482,6 +487,7 @@ TEST(Endpoint, CountersShowEachPolicysSplit) {
 TEST(Endpoint, WeightsSetEachRailsShareOfAStripe) {
   auto options = endpoint_options(2, kStriping);
   options.rail_weights = {3, 1};
+  options.pull_chunk = 0;  // each share read whole, as planned
   EndpointGroup group({options, options});
   std::vector<std::byte> out(4 << 20);
   std::vector<std::byte> in(out.size());
@@ -493,6 +499,55 @@ TEST(Endpoint, WeightsSetEachRailsShareOfAStripe) {
   const auto counters = group[1].counters();
   EXPECT_EQ(counters.rails[0].bytes_received, 3U << 20);
   EXPECT_EQ(counters.rails[1].bytes_received, 1U << 20);
+}
+
+// Read in chunks, a path that has posted its own share of a message takes
+// over the last chunks of the share furthest behind: here the plan gives
+// rail 0 three times rail 1's share of rails about as fast, so one ends up
+// reading part of the other's. Several messages at once, so that paths
+// helping one message wait their turn behind it and none outlives it.
+TEST(Endpoint, APathDoneWithItsShareReadsTheRestOfAnothers) {
+  constexpr std::uint64_t kChunk = 64 * kKiB;
+  constexpr std::uint32_t kDepth = 2;
+  constexpr std::size_t kMessages = 3;
+  auto options = endpoint_options(2, kStriping);
+  options.rail_weights = {3, 1};
+  options.pull_chunk = kChunk;
+  options.pull_depth = kDepth;
+  EndpointGroup group({options, options});
+  std::vector<std::vector<std::byte>> out(kMessages);
+  std::vector<std::vector<std::byte>> in(kMessages);
+  std::vector<Request> sends(kMessages);
+  std::vector<Request> recvs(kMessages);
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < kMessages; ++i) {
+    const std::size_t size = (std::size_t{4} << 20) + i * 12345;
+    total += size;
+    out[i].resize(size);
+    fill_pattern(out[i], i + 3);
+    in[i].assign(size, std::byte{0xEE});
+    ASSERT_TRUE(group[1].recv(recvs[i], kAnySource, in[i].data(), size, 5).ok());
+  }
+  for (std::size_t i = 0; i < kMessages; ++i) {
+    ASSERT_TRUE(group[0].send(sends[i], group.ids[0][1], out[i].data(), out[i].size(), 5).ok());
+  }
+  ASSERT_TRUE(group.run_until([&] {
+    return std::all_of(recvs.begin(), recvs.end(), [](const Request& r) { return r.done(); }) &&
+           std::all_of(sends.begin(), sends.end(), [](const Request& r) { return r.done(); });
+  }));
+  for (std::size_t i = 0; i < kMessages; ++i) {
+    ASSERT_TRUE(recvs[i].status().ok()) << recvs[i].status().to_string();
+    ASSERT_TRUE(sends[i].status().ok()) << sends[i].status().to_string();
+    EXPECT_EQ(recvs[i].length(), out[i].size());
+    EXPECT_EQ(first_mismatch(in[i], i + 3), std::nullopt) << "message " << i;
+  }
+  // Which rail helps the other depends on their speed (on loopback either
+  // may be the faster); only a rail exactly three times slower than the
+  // other would have read just its planned share.
+  const auto counters = group[1].counters();
+  EXPECT_GT(counters.pull_chunks_moved, 0U);
+  EXPECT_EQ(counters.rails[0].bytes_received + counters.rails[1].bytes_received, total);
+  EXPECT_LE(counters.pull_bytes_in_flight_peak, kChunk * kDepth);
 }
 
 TEST(Endpoint, PeersMayListTheirRailsInAnotherOrderAndCount) {

@@ -77,6 +77,9 @@ void run_pair(std::size_t rails, const Traffic& traffic, std::map<int, std::uint
     options.rails = first_rails(variable(rails_variable), rails, reversed);
     options.policies = PolicyTable::parse("policy", traffic.table);
     options.home_rail = 1;  // rail 2 (198.18.2.x) when not reversed
+    // Each striped share read whole, so the bytes per rail are the plan's
+    // (in chunks, a path done early reads part of a slower one's share).
+    options.pull_chunk = 0;
     return options;
   };
   ForkedPeer receiver([&](Pipe& parent) {

@@ -48,6 +48,9 @@ struct EndpointCounters {
   // path has had in flight.
   std::uint64_t pull_stalls = 0;
   std::uint64_t pull_bytes_in_flight_peak = 0;
+  // Chunks of one path's share of a message read over another path of the
+  // same message, which had posted its own share already.
+  std::uint64_t pull_chunks_moved = 0;
   std::uint64_t abandoned_requests = 0;  // destroyed while in flight (see Request)
   // Transfers of abandoned requests whose provider operations are still
   // outstanding (a gauge, not a total).

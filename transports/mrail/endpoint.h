@@ -264,15 +264,21 @@ class Endpoint {
   static bool adopt_piece(Request& request, std::unique_ptr<PieceOp> op, const Status& posted);
   // Pipelined pulls (start_pull). pump_pulls posts the chunks of the lanes
   // waiting on `path`, first come first served, while the bytes in flight
-  // there stay within its pull_window (one chunk may always go); a chunk whose
-  // post fails ends its request's pull (end_pull). drop_unposted takes the
-  // chunks never posted out of the request's count, ends every lane and
-  // takes them off their paths' queues; end_pull also fails the request and
-  // finishes it when nothing of it is in flight any more.
+  // there stay within its pull_window (one chunk may always go), and when
+  // the path has nothing left to read, help_other_paths has it take over the
+  // last chunks of the lane furthest behind on the peer's other paths.
+  // post_pull_chunk reads `length` bytes of lane `from_lane`'s share (its
+  // next chunk when it is `lane`, else its last) over `lane`'s path; a chunk
+  // whose post fails ends its request's pull (end_pull). drop_unposted takes the chunks never
+  // posted out of the request's count, ends every lane and takes them off their paths' queues;
+  // end_pull also fails the request and finishes it when nothing of it is in flight any more.
   void pump_pulls(Path& path);
+  void help_other_paths(Path& idle);
   [[nodiscard]] bool post_pull_chunk(Path& path, Request& request, std::size_t lane,
-                                     std::uint64_t length);
+                                     std::size_t from_lane, std::uint64_t length);
   void drop_unposted(Request& request) noexcept;
+  // Takes the request's turns off its paths' queues.
+  void drop_turns(const Request& request) noexcept;
   void end_pull(Request& request, const Status& status);
   // One piece of the request finished (status: how); the last finishes it.
   void piece_done(Request& request, const Status& status);

@@ -574,25 +574,74 @@ void Endpoint::start_pull(Peer& peer, InboundMessage& message, Request& request)
 void Endpoint::pump_pulls(Path& path) {
   while (!path.waiting_pulls.empty()) {
     const PullTurn turn = path.waiting_pulls.front();
-    LargeTransfer& transfer = *turn.request->large_;
-    const LargeTransfer::PullLane& lane = transfer.lanes[turn.lane];
+    const LargeTransfer::PullLane& lane = turn.request->large_->lanes[turn.lane];
+    if (lane.next == lane.end) {
+      path.waiting_pulls.pop_front();  // all posted, here or by other paths
+      continue;
+    }
     const std::uint64_t length = lane.next_chunk();
     if (path.pull_bytes_in_flight != 0 && length > path.pull_window - path.pull_bytes_in_flight) {
       ++totals_.pull_stalls;
       return;
     }
-    // A failed post takes the request's turns off every queue (end_pull).
-    if (post_pull_chunk(path, *turn.request, turn.lane, length) && lane.next == lane.end) {
-      path.waiting_pulls.pop_front();
+    // A failed post, and the post of a message's last chunk, take the
+    // request's turns off every queue (end_pull, drop_turns); a lane done
+    // otherwise leaves on the next turn of the loop.
+    (void)post_pull_chunk(path, *turn.request, turn.lane, turn.lane, length);
+  }
+  if (path.pull_bytes_in_flight == 0 && path.pull_chunk != 0) {
+    help_other_paths(path);
+  }
+}
+
+void Endpoint::help_other_paths(Path& idle) {
+  Peer* peer = peer_of(idle.peer);
+  if (peer == nullptr) {
+    return;
+  }
+  const std::size_t idle_index = idle.index;
+  while (true) {
+    // The share with the most bytes not posted among those at the front of
+    // a full path, of a message that reads over this path too.
+    Request* request = nullptr;
+    std::size_t victim = 0;
+    std::size_t thief = 0;
+    std::uint64_t most = 0;
+    for (std::size_t p = 0; p < peer->paths.size(); ++p) {
+      const Path& busy = peer->paths[p];
+      if (p == idle_index || busy.waiting_pulls.empty()) {
+        continue;
+      }
+      const PullTurn& turn = busy.waiting_pulls.front();
+      const LargeTransfer& transfer = *turn.request->large_;
+      const LargeTransfer::PullLane& lane = transfer.lanes[turn.lane];
+      const std::uint64_t left = lane.end - lane.next;
+      const std::size_t own = transfer.lane_on(idle_index);
+      if (left > most && lane.chunk == idle.pull_chunk && own != transfer.lanes.size()) {
+        most = left;
+        request = turn.request;
+        victim = turn.lane;
+        thief = own;
+      }
     }
+    if (request == nullptr) {
+      return;
+    }
+    const std::uint64_t length = request->large_->lanes[victim].last_chunk();
+    if (idle.pull_bytes_in_flight != 0 && length > idle.pull_window - idle.pull_bytes_in_flight) {
+      return;
+    }
+    (void)post_pull_chunk(idle, *request, thief, victim, length);
   }
 }
 
 bool Endpoint::post_pull_chunk(Path& path, Request& request, std::size_t lane_index,
-                               std::uint64_t length) {
+                               std::size_t from_lane, std::uint64_t length) {
   LargeTransfer& transfer = *request.large_;
-  LargeTransfer::PullLane& lane = transfer.lanes[lane_index];
-  const std::uint64_t offset = lane.next;
+  const LargeTransfer::PullLane& lane = transfer.lanes[lane_index];
+  LargeTransfer::PullLane& source = transfer.lanes[from_lane];
+  // Its own share from the front, another's from the back.
+  const std::uint64_t offset = from_lane == lane_index ? source.next : source.end - length;
   const auto& lease = transfer.leases[lane.lease];
   auto op = std::make_unique<PieceOp>(*this, request, lane.rail, length, PieceKind::kPull);
   op->set_path(path);
@@ -603,29 +652,42 @@ bool Endpoint::post_pull_chunk(Path& path, Request& request, std::size_t lane_in
     end_pull(request, posted);  // may finish the request
     return false;
   }
-  lane.next += length;
+  if (from_lane == lane_index) {
+    source.next += length;
+  } else {
+    source.end -= length;
+    ++totals_.pull_chunks_moved;
+  }
   path.pull_bytes_in_flight += length;
   totals_.pull_bytes_in_flight_peak =
       std::max(totals_.pull_bytes_in_flight_peak, path.pull_bytes_in_flight);
   transfer.ops.push_back(std::move(op));
+  if (transfer.all_posted()) {
+    // Every chunk is posted: no turn of the request may outlive it in a
+    // queue (a lane whose last chunks another path took over still has one
+    // on its path, which may be full of other reads for a while).
+    drop_turns(request);
+  }
   return true;
 }
 
-void Endpoint::drop_unposted(Request& request) noexcept {
-  LargeTransfer& transfer = *request.large_;
-  Peer* peer = peer_of(transfer.peer);
-  for (auto& lane : transfer.lanes) {
-    const std::uint64_t unposted = lane.chunks_left();
-    if (unposted == 0) {
-      continue;
-    }
-    request.pending_ -= static_cast<std::uint32_t>(unposted);
-    lane.next = lane.end;
-    if (peer != nullptr) {
-      std::erase_if(peer->paths[lane.path].waiting_pulls,
-                    [&](const PullTurn& turn) { return turn.request == &request; });
-    }
+void Endpoint::drop_turns(const Request& request) noexcept {
+  Peer* peer = peer_of(request.large_->peer);
+  if (peer == nullptr) {
+    return;
   }
+  for (const auto& lane : request.large_->lanes) {
+    std::erase_if(peer->paths[lane.path].waiting_pulls,
+                  [&](const PullTurn& turn) { return turn.request == &request; });
+  }
+}
+
+void Endpoint::drop_unposted(Request& request) noexcept {
+  for (auto& lane : request.large_->lanes) {
+    request.pending_ -= static_cast<std::uint32_t>(lane.chunks_left());
+    lane.next = lane.end;
+  }
+  drop_turns(request);
 }
 
 void Endpoint::end_pull(Request& request, const Status& status) {

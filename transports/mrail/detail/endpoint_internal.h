@@ -189,7 +189,33 @@ struct LargeTransfer {
       const std::uint64_t left = end - next;
       return chunk == 0 ? left : std::min(left, chunk);
     }
+    // The size of the last chunk not posted yet, as the lane would cut it
+    // (0 when none is left): what another path may take over.
+    [[nodiscard]] std::uint64_t last_chunk() const noexcept {
+      const std::uint64_t left = end - next;
+      if (left == 0 || chunk == 0) {
+        return left;
+      }
+      const std::uint64_t rest = left % chunk;
+      return rest == 0 ? chunk : rest;
+    }
   };
+
+  [[nodiscard]] bool all_posted() const noexcept {
+    return std::all_of(lanes.begin(), lanes.end(),
+                       [](const PullLane& lane) { return lane.next == lane.end; });
+  }
+
+  // The lane reading over `path` (an index in the peer's paths), or
+  // lanes.size() when the message has none there.
+  [[nodiscard]] std::size_t lane_on(std::size_t path) const noexcept {
+    for (std::size_t i = 0; i < lanes.size(); ++i) {
+      if (lanes[i].path == path) {
+        return i;
+      }
+    }
+    return lanes.size();
+  }
 
   std::uint64_t transfer_id = 0;
   PeerId peer;

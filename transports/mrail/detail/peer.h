@@ -48,6 +48,9 @@ struct Path {
   // host rail, whose reads hold no connection).
   std::uint64_t pull_chunk = 0;
   std::uint64_t pull_window = UINT64_MAX;
+  // Whose path this is, and where among its paths (set by Peer).
+  PeerId peer;
+  std::size_t index = 0;
 };
 
 struct Peer {
@@ -61,7 +64,12 @@ struct Peer {
         plan(std::move(stripes)),
         max_fragment(fragment),
         window(send_window),
-        early(receive_window) {}
+        early(receive_window) {
+    for (std::size_t p = 0; p < paths.size(); ++p) {
+      paths[p].peer = peer_id;
+      paths[p].index = p;
+    }
+  }
 
   PeerId id;
   std::uint64_t endpoint_id;
