@@ -501,17 +501,18 @@ TEST(Endpoint, WeightsSetEachRailsShareOfAStripe) {
   EXPECT_EQ(counters.rails[1].bytes_received, 1U << 20);
 }
 
-// Read in chunks, a path that has posted its own share of a message takes
-// over the last chunks of the share furthest behind: here the plan gives
-// rail 0 three times rail 1's share of rails about as fast, so one ends up
-// reading part of the other's. Several messages at once, so that paths
-// helping one message wait their turn behind it and none outlives it.
-TEST(Endpoint, APathDoneWithItsShareReadsTheRestOfAnothers) {
+// Read in chunks, a path with nothing left to read takes over the last
+// chunks of the share with the most left on another path of the peer: the
+// plan here gives rail 1 a sixteenth of each message and rail 0 the rest,
+// read one chunk at a time, so rail 1 runs out of its own work long before
+// rail 0 (unless it were fifteen times slower). Several messages at once,
+// so that turns are taken over while others wait behind them.
+TEST(Endpoint, AnIdlePathReadsTheRestOfAnothersShare) {
   constexpr std::uint64_t kChunk = 64 * kKiB;
-  constexpr std::uint32_t kDepth = 2;
+  constexpr std::uint32_t kDepth = 1;
   constexpr std::size_t kMessages = 3;
   auto options = endpoint_options(2, kStriping);
-  options.rail_weights = {3, 1};
+  options.rail_weights = {15, 1};
   options.pull_chunk = kChunk;
   options.pull_depth = kDepth;
   EndpointGroup group({options, options});
@@ -541,12 +542,10 @@ TEST(Endpoint, APathDoneWithItsShareReadsTheRestOfAnothers) {
     EXPECT_EQ(recvs[i].length(), out[i].size());
     EXPECT_EQ(first_mismatch(in[i], i + 3), std::nullopt) << "message " << i;
   }
-  // Which rail helps the other depends on their speed (on loopback either
-  // may be the faster); only a rail exactly three times slower than the
-  // other would have read just its planned share.
   const auto counters = group[1].counters();
   EXPECT_GT(counters.pull_chunks_moved, 0U);
   EXPECT_EQ(counters.rails[0].bytes_received + counters.rails[1].bytes_received, total);
+  EXPECT_GT(counters.rails[1].bytes_received, total / 16) << "rail 1 read no more than its share";
   EXPECT_LE(counters.pull_bytes_in_flight_peak, kChunk * kDepth);
 }
 
