@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <numeric>
+#include <string>
+#include <vector>
 
 #include "endpoint_pair.h"
 #include "pattern.h"
@@ -38,6 +40,36 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::replace_if(
       table.begin(), table.end(), [](char c) { return !std::isalnum(c); }, '_');
   return std::to_string(info.param.rails) + "rails_" + table;
+}
+
+// Sends a message of each of `sizes` from endpoint 0 to endpoint 1 all at
+// once (every receive posted first) and checks that each arrives whole.
+void send_all_at_once(EndpointGroup& group, const std::vector<std::size_t>& sizes,
+                      const std::string& label) {
+  const std::size_t count = sizes.size();
+  std::vector<std::vector<std::byte>> out(count);
+  std::vector<std::vector<std::byte>> in(count);
+  std::vector<Request> sends(count);
+  std::vector<Request> recvs(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    out[i].resize(sizes[i]);
+    fill_pattern(out[i], i + 1);
+    in[i].assign(sizes[i], std::byte{0xEE});
+    ASSERT_TRUE(group[1].recv(recvs[i], kAnySource, in[i].data(), sizes[i], 7).ok());
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    ASSERT_TRUE(group[0].send(sends[i], group.ids[0][1], out[i].data(), out[i].size(), 7).ok());
+  }
+  ASSERT_TRUE(group.run_until([&] {
+    return std::all_of(recvs.begin(), recvs.end(), [](const Request& r) { return r.done(); }) &&
+           std::all_of(sends.begin(), sends.end(), [](const Request& r) { return r.done(); });
+  }));
+  for (std::size_t i = 0; i < count; ++i) {
+    ASSERT_TRUE(recvs[i].status().ok()) << label << ": " << recvs[i].status().to_string();
+    ASSERT_TRUE(sends[i].status().ok()) << label << ": " << sends[i].status().to_string();
+    EXPECT_EQ(recvs[i].length(), out[i].size()) << label;
+    EXPECT_EQ(first_mismatch(in[i], i + 1), std::nullopt) << label << ", message " << i;
+  }
 }
 
 class EveryPolicy : public ::testing::TestWithParam<Case> {};
@@ -211,30 +243,11 @@ TEST(Endpoint, RendezvousReadsShareEachPathsLimitAcrossMessages) {
     receiver.pull_chunk = kChunk;
     receiver.pull_depth = kDepth;
     EndpointGroup group({endpoint_options(2, table), receiver});
-    std::vector<std::vector<std::byte>> out(kMessages);
-    std::vector<std::vector<std::byte>> in(kMessages);
-    std::vector<Request> sends(kMessages);
-    std::vector<Request> recvs(kMessages);
+    std::vector<std::size_t> sizes;
     for (std::size_t i = 0; i < kMessages; ++i) {
-      const std::size_t size = (std::size_t{1} << 20) + i * 4099;
-      out[i].resize(size);
-      fill_pattern(out[i], i + 1);
-      in[i].assign(size, std::byte{0xEE});
-      ASSERT_TRUE(group[1].recv(recvs[i], kAnySource, in[i].data(), size, 7).ok());
+      sizes.push_back((std::size_t{1} << 20) + i * 4099);
     }
-    for (std::size_t i = 0; i < kMessages; ++i) {
-      ASSERT_TRUE(group[0].send(sends[i], group.ids[0][1], out[i].data(), out[i].size(), 7).ok());
-    }
-    ASSERT_TRUE(group.run_until([&] {
-      return std::all_of(recvs.begin(), recvs.end(), [](const Request& r) { return r.done(); }) &&
-             std::all_of(sends.begin(), sends.end(), [](const Request& r) { return r.done(); });
-    }));
-    for (std::size_t i = 0; i < kMessages; ++i) {
-      ASSERT_TRUE(recvs[i].status().ok()) << recvs[i].status().to_string();
-      ASSERT_TRUE(sends[i].status().ok()) << sends[i].status().to_string();
-      EXPECT_EQ(recvs[i].length(), out[i].size());
-      EXPECT_EQ(first_mismatch(in[i], i + 1), std::nullopt) << table << ", message " << i;
-    }
+    ASSERT_NO_FATAL_FAILURE(send_all_at_once(group, sizes, table));
     const EndpointCounters counters = group[1].counters();
     EXPECT_GT(counters.pull_stalls, 0U) << table << ": no read ever waited for its path";
     EXPECT_GT(counters.pull_bytes_in_flight_peak, 0U);
@@ -516,32 +529,12 @@ TEST(Endpoint, AnIdlePathReadsTheRestOfAnothersShare) {
   options.pull_chunk = kChunk;
   options.pull_depth = kDepth;
   EndpointGroup group({options, options});
-  std::vector<std::vector<std::byte>> out(kMessages);
-  std::vector<std::vector<std::byte>> in(kMessages);
-  std::vector<Request> sends(kMessages);
-  std::vector<Request> recvs(kMessages);
-  std::uint64_t total = 0;
+  std::vector<std::size_t> sizes;
   for (std::size_t i = 0; i < kMessages; ++i) {
-    const std::size_t size = (std::size_t{4} << 20) + i * 12345;
-    total += size;
-    out[i].resize(size);
-    fill_pattern(out[i], i + 3);
-    in[i].assign(size, std::byte{0xEE});
-    ASSERT_TRUE(group[1].recv(recvs[i], kAnySource, in[i].data(), size, 5).ok());
+    sizes.push_back((std::size_t{4} << 20) + i * 12345);
   }
-  for (std::size_t i = 0; i < kMessages; ++i) {
-    ASSERT_TRUE(group[0].send(sends[i], group.ids[0][1], out[i].data(), out[i].size(), 5).ok());
-  }
-  ASSERT_TRUE(group.run_until([&] {
-    return std::all_of(recvs.begin(), recvs.end(), [](const Request& r) { return r.done(); }) &&
-           std::all_of(sends.begin(), sends.end(), [](const Request& r) { return r.done(); });
-  }));
-  for (std::size_t i = 0; i < kMessages; ++i) {
-    ASSERT_TRUE(recvs[i].status().ok()) << recvs[i].status().to_string();
-    ASSERT_TRUE(sends[i].status().ok()) << sends[i].status().to_string();
-    EXPECT_EQ(recvs[i].length(), out[i].size());
-    EXPECT_EQ(first_mismatch(in[i], i + 3), std::nullopt) << "message " << i;
-  }
+  ASSERT_NO_FATAL_FAILURE(send_all_at_once(group, sizes, "15:1"));
+  const std::uint64_t total = std::accumulate(sizes.begin(), sizes.end(), std::uint64_t{0});
   const auto counters = group[1].counters();
   EXPECT_GT(counters.pull_chunks_moved, 0U);
   EXPECT_EQ(counters.rails[0].bytes_received + counters.rails[1].bytes_received, total);
