@@ -263,15 +263,16 @@ class Endpoint {
   // records why the rail refused it. Returns whether it was accepted.
   static bool adopt_piece(Request& request, std::unique_ptr<PieceOp> op, const Status& posted);
   // Pipelined pulls (start_pull). pump_pulls posts the chunks of the lanes
-  // waiting on `path`, first come first served, while the bytes in flight
-  // there stay within its pull_window (one chunk may always go), and when
-  // the path has nothing left to read, help_other_paths has it take over the
-  // last chunks of the lane furthest behind on the peer's other paths.
-  // post_pull_chunk reads `length` bytes of lane `from_lane`'s share (its
-  // next chunk when it is `lane`, else its last) over `lane`'s path; a chunk
-  // whose post fails ends its request's pull (end_pull). drop_unposted takes the chunks never
-  // posted out of the request's count, ends every lane and takes them off their paths' queues;
-  // end_pull also fails the request and finishes it when nothing of it is in flight any more.
+  // waiting on `path`, first come first served, while they fit in its
+  // window (Path::has_room_for), and when the path has nothing left to read,
+  // help_other_paths has it take over the last chunks of the lane furthest
+  // behind on the peer's other paths. post_pull_chunk reads `length` bytes
+  // of lane `from_lane`'s share (its next chunk when it is `lane`, else its
+  // last) over `lane`'s path; a chunk whose post fails ends its request's
+  // pull (end_pull). drop_unposted takes the chunks never posted out of the
+  // request's count, ends every lane and takes them off their paths'
+  // queues; end_pull also fails the request and finishes it when nothing of
+  // it is in flight any more.
   void pump_pulls(Path& path);
   void help_other_paths(Path& idle);
   [[nodiscard]] bool post_pull_chunk(Path& path, Request& request, std::size_t lane,

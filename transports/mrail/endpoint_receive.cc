@@ -580,7 +580,7 @@ void Endpoint::pump_pulls(Path& path) {
       continue;
     }
     const std::uint64_t length = lane.next_chunk();
-    if (path.pull_bytes_in_flight != 0 && length > path.pull_window - path.pull_bytes_in_flight) {
+    if (!path.has_room_for(length)) {
       ++totals_.pull_stalls;
       return;
     }
@@ -628,7 +628,7 @@ void Endpoint::help_other_paths(Path& idle) {
       return;
     }
     const std::uint64_t length = request->large_->lanes[victim].last_chunk();
-    if (idle.pull_bytes_in_flight != 0 && length > idle.pull_window - idle.pull_bytes_in_flight) {
+    if (!idle.has_room_for(length)) {
       return;
     }
     (void)post_pull_chunk(idle, *request, thief, victim, length);

@@ -48,6 +48,11 @@ struct Path {
   // host rail, whose reads hold no connection).
   std::uint64_t pull_chunk = 0;
   std::uint64_t pull_window = UINT64_MAX;
+  // Whether a read of `length` more bytes fits in the window: one always
+  // does when none is in flight, however large.
+  [[nodiscard]] bool has_room_for(std::uint64_t length) const noexcept {
+    return pull_bytes_in_flight == 0 || length <= pull_window - pull_bytes_in_flight;
+  }
   // Whose path this is, and where among its paths (set by Peer).
   PeerId peer;
   std::size_t index = 0;
