@@ -104,6 +104,21 @@ class Communicator {
   // negative color other than kUndefinedColor.
   [[nodiscard]] std::optional<Communicator> split(int color, int key) const;
 
+  // A max over exactly the ranks of a group being formed, carried out by
+  // whoever formed it (the MPI shim: MPI_Allreduce with MPI_MAX on the MPI
+  // communicator of that group). Gets this rank's value, returns the largest.
+  using AgreeOnMax = std::function<std::uint32_t(std::uint32_t mine)>;
+  // Collective over the listed ranks of this communicator only, not over
+  // all of it (MPI_Comm_create_group): a communicator of those ranks in the
+  // order listed, for groups formed outside railyard. Every member lists
+  // the same ranks, this one among them; the members agree on its context
+  // id through `agree`, so its messages never match another communicator's
+  // any of them belongs to. Throws UsageError for a rank outside this
+  // communicator or listed twice, a list without this rank, or an `agree`
+  // that returns less than it was given.
+  [[nodiscard]] Communicator create_group(std::span<const int> ranks,
+                                          const AgreeOnMax& agree) const;
+
   // Ends the job: every rank's pending and later calls throw AbortError
   // naming this rank, `code` and `reason` (through the control plane; under
   // PMIx the launcher ends the job). Never throws.

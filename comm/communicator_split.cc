@@ -1,11 +1,13 @@
 // dup() and split(): the members allgather (color, key, context candidate)
 // over the parent's library tag, then each computes the same
-// groups and the same new context id (docs/architecture.md, "Communicator").
+// groups and the same new context id; create_group(): the members agree on
+// the context id through the caller (docs/architecture.md, "Communicator").
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <tuple>
+#include <vector>
 
 #include "railyard/comm/communicator.h"
 #include "railyard/comm/detail/world.h"
@@ -100,6 +102,44 @@ Communicator Communicator::derive(int color, int key) const {
     group->rank_of[static_cast<std::size_t>(world)] = static_cast<int>(group->members.size());
     group->members.push_back(world);
   }
+  return Communicator(std::move(group));
+}
+
+Communicator Communicator::create_group(std::span<const int> ranks,
+                                        const AgreeOnMax& agree) const {
+  std::vector<bool> listed(static_cast<std::size_t>(size()), false);
+  auto group = std::make_shared<detail::Group>();
+  group->world = group_->world;
+  group->rank_of.assign(static_cast<std::size_t>(world_->size()), -1);
+  for (const int member : ranks) {
+    check_peer(member, "create_group", false);
+    if (listed[static_cast<std::size_t>(member)]) {
+      throw UsageError(fmt::format("create_group: rank {} is listed twice", member));
+    }
+    listed[static_cast<std::size_t>(member)] = true;
+    if (member == rank()) {
+      group->rank = static_cast<int>(group->members.size());
+    }
+    const int world = group_->members[static_cast<std::size_t>(member)];
+    group->rank_of[static_cast<std::size_t>(world)] = static_cast<int>(group->members.size());
+    group->members.push_back(world);
+  }
+  if (!listed[static_cast<std::size_t>(rank())]) {
+    throw UsageError(fmt::format(
+        "create_group: this rank ({}) is not among the {} ranks listed: a rank joins only a "
+        "group it belongs to",
+        rank(), ranks.size()));
+  }
+  const std::uint32_t candidate = world_->context_candidate();
+  const std::uint32_t context = agree(candidate);
+  if (context < candidate) {
+    throw UsageError(fmt::format(
+        "create_group: the agreement returned context {} for a candidate of {}: expected the "
+        "largest candidate of the members, at least this rank's",
+        context, candidate));
+  }
+  world_->context_taken(context);
+  group->context = context;
   return Communicator(std::move(group));
 }
 

@@ -5,12 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <exception>
 #include <functional>
+#include <latch>
 #include <numeric>
 #include <set>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -235,6 +239,92 @@ TEST(Communicator, DupAndSplitTrafficNeverMatchesTheParents) {
     EXPECT_EQ(none.has_value(), world.rank() != 3);
     if (none) {
       EXPECT_EQ(none->size(), 3);
+    }
+  }));
+}
+
+// The largest of the values the members of one group give, found as the MPI
+// shim finds it with MPI_Allreduce: here, threads meeting at a latch.
+class MaxAmongThreads {
+ public:
+  explicit MaxAmongThreads(int members) : arrived_(members) {}
+  std::uint32_t operator()(std::uint32_t mine) {
+    std::uint32_t seen = largest_.load();
+    while (mine > seen && !largest_.compare_exchange_weak(seen, mine)) {
+    }
+    arrived_.arrive_and_wait();
+    return largest_.load();
+  }
+
+ private:
+  std::atomic<std::uint32_t> largest_{0};
+  std::latch arrived_;
+};
+
+TEST(Communicator, AGroupFormedOutsideTheLibraryTalksApartFromItsParent) {
+  MaxAmongThreads first(3);
+  MaxAmongThreads second(2);
+  expect_clean(run_ranks(5, [&](Communicator& world) {
+    // Ranks 3, 1 and 4, in that order; ranks 0 and 2 never call.
+    const std::array<int, 3> members{3, 1, 4};
+    if (std::ranges::find(members, world.rank()) == members.end()) {
+      return;
+    }
+    const Communicator group =
+        world.create_group(members, [&](std::uint32_t mine) { return first(mine); });
+    ASSERT_EQ(group.size(), 3);
+    EXPECT_EQ(group.world_rank(group.rank()), world.rank());
+    EXPECT_EQ(group.rank(), world.rank() == 3 ? 0 : world.rank() == 1 ? 1 : 2);
+    EXPECT_NE(group.context(), world.context());
+    // A message on the group between two of the world's with the same tag
+    // is received there first; the world's stay in order.
+    if (group.rank() == 0) {
+      const std::array<int, 3> values{10, 20, 30};
+      world.send(values.data(), sizeof(int), 1, 7);
+      group.send(&values[1], sizeof(int), 1, 7);
+      world.send(&values[2], sizeof(int), 1, 7);
+    } else if (group.rank() == 1) {
+      int value = 0;
+      const Status status = group.recv(&value, sizeof(int), kAnySource, 7);
+      EXPECT_EQ(value, 20);
+      EXPECT_EQ(status.source, 0);
+      (void)world.recv(&value, sizeof(int), 3, 7);
+      EXPECT_EQ(value, 10);
+      (void)world.recv(&value, sizeof(int), 3, 7);
+      EXPECT_EQ(value, 30);
+    }
+    // A second group of two of them gets a context of its own.
+    if (world.rank() != 4) {
+      const std::array<int, 2> pair{1, 0};
+      const Communicator inner =
+          group.create_group(pair, [&](std::uint32_t mine) { return second(mine); });
+      EXPECT_EQ(inner.size(), 2);
+      EXPECT_NE(inner.context(), group.context());
+      EXPECT_NE(inner.context(), world.context());
+      EXPECT_EQ(inner.world_rank(0), 1);
+    }
+  }));
+}
+
+TEST(Communicator, CreateGroupRefusesListsItCannotForm) {
+  expect_clean(run_ranks(2, [](Communicator& world) {
+    const auto never = [](std::uint32_t) -> std::uint32_t {
+      ADD_FAILURE() << "agreed on a list that should have been refused";
+      return 0;
+    };
+    const std::array<int, 2> twice{world.rank(), world.rank()};
+    const std::array<int, 1> outside{2};
+    const std::array<int, 1> other{1 - world.rank()};
+    for (const std::span<const int> list :
+         {std::span<const int>(twice), std::span<const int>(outside), std::span<const int>(other)}) {
+      EXPECT_THROW((void)world.create_group(list, never), UsageError);
+    }
+    try {
+      const std::array<int, 1> self{world.rank()};
+      (void)world.create_group(self, [](std::uint32_t) -> std::uint32_t { return 0; });
+      ADD_FAILURE() << "an agreement below this rank's candidate was taken";
+    } catch (const UsageError& error) {
+      EXPECT_NE(std::string(error.what()).find("context 0"), std::string::npos) << error.what();
     }
   }));
 }
