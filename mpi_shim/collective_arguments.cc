@@ -1,0 +1,42 @@
+#include "railyard/mpi_shim/collective_arguments.h"
+
+#include <fmt/format.h>
+
+namespace railyard::mpi_shim {
+
+ReductionArguments reduction_arguments(MPI_Datatype type, MPI_Op op, int count) {
+  ReductionArguments arguments;
+  const auto reduction = reduction_of(type, op);
+  if (const auto* declined = std::get_if<Declined>(&reduction)) {
+    arguments.bytes = *declined;
+    return arguments;
+  }
+  arguments.type = std::get<Reduction>(reduction).type;
+  arguments.op = std::get<Reduction>(reduction).op;
+  if (count < 0) {
+    arguments.bytes = Declined{fmt::format("count {} (MPI reports it)", count)};
+  } else {
+    arguments.bytes = static_cast<std::size_t>(count) * comm::size_of(arguments.type);
+  }
+  return arguments;
+}
+
+std::variant<std::size_t, Declined> block_bytes(const void* sendbuf, int sendcount,
+                                                MPI_Datatype sendtype, int recvcount,
+                                                MPI_Datatype recvtype) {
+  auto received = dense_bytes(recvtype, recvcount);
+  if (sendbuf == MPI_IN_PLACE || std::holds_alternative<Declined>(received)) {
+    return received;
+  }
+  const auto sent = dense_bytes(sendtype, sendcount);
+  if (std::holds_alternative<Declined>(sent)) {
+    return sent;
+  }
+  if (std::get<std::size_t>(sent) != std::get<std::size_t>(received)) {
+    return Declined{fmt::format("send blocks of {} bytes and receive blocks of {} (MPI reports it)",
+                                std::get<std::size_t>(sent), std::get<std::size_t>(received))};
+  }
+  return received;
+}
+
+}  // namespace railyard::mpi_shim

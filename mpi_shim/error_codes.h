@@ -1,0 +1,28 @@
+// railyard's failures as MPI error codes: an error class per kind, added to
+// MPI at MPI_Init so MPI_Error_string and MPI_Error_class name them, and the
+// path from a caught exception to the communicator's error handler.
+#pragma once
+
+#include <mpi.h>
+
+namespace railyard::mpi_shim {
+
+struct ErrorCodes {
+  int usage = MPI_ERR_ARG;       // ranks called with arguments that do not match
+  int remote = MPI_ERR_OTHER;    // a rank failed or could not be reached
+  int aborted = MPI_ERR_OTHER;   // a rank aborted the railyard job
+  int timeout = MPI_ERR_OTHER;   // RAILYARD_TIMEOUT passed
+  int other = MPI_ERR_OTHER;     // anything else railyard reported
+
+  // Adds the classes to MPI (PMPI_Add_error_class); those MPI refuses stay
+  // MPI's own codes above.
+  [[nodiscard]] static ErrorCodes registered() noexcept;
+};
+
+// Within a catch block: the code of the exception being handled, logged
+// once at error level with `call` (its message has the details the code
+// cannot carry), then handed to `comm`'s error handler as MPI does. Returns
+// the code (the handler may not return: MPI_ERRORS_ARE_FATAL ends the job).
+int report_failure(const ErrorCodes& codes, MPI_Comm comm, const char* call) noexcept;
+
+}  // namespace railyard::mpi_shim

@@ -1,0 +1,316 @@
+/* An unmodified MPI program as users write them (C, MPI only): every
+ * collective the railyard MPI shim intercepts, on MPI_COMM_WORLD and on
+ * communicators made from it, with results checked against a serial
+ * reference computed here (integers exactly; floating-point sums bitwise
+ * equal on every rank), plus the calls the shim must hand back to MPI
+ * (a derived datatype with gaps, a user operation, MPI_COMM_SELF, MINLOC).
+ * It knows nothing of the shim: ctest runs it with and without
+ * (tests/mpi_shim/run_shim_job.sh) and compares the integer digest it
+ * prints on stdout. Exit status 0 when every check passed. */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+static int world_rank = 0;
+static uint64_t digest = 1469598103934665603ULL; /* FNV-1a over every integer result */
+
+#define CHECK(condition, ...)                                    \
+  do {                                                           \
+    if (!(condition)) {                                          \
+      ++failures;                                                \
+      if (failures <= 20) {                                      \
+        fprintf(stderr, "rank %d: FAILED %s: ", world_rank, #condition); \
+        fprintf(stderr, __VA_ARGS__);                            \
+        fprintf(stderr, "\n");                                   \
+      }                                                          \
+    }                                                            \
+  } while (0)
+
+static void mix(const void* data, size_t bytes) {
+  const unsigned char* p = (const unsigned char*)data;
+  for (size_t i = 0; i < bytes; ++i) {
+    digest = (digest ^ p[i]) * 1099511628211ULL;
+  }
+}
+
+/* Each rank's input element i: small, so products and sums never overflow. */
+static int32_t value_of(int rank, size_t i) { return (int32_t)((rank * 7 + (int)(i % 13)) % 11) - 3; }
+
+static void* checked_malloc(size_t bytes) {
+  void* p = malloc(bytes == 0 ? 1 : bytes);
+  if (p == NULL) {
+    fprintf(stderr, "out of memory\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  return p;
+}
+
+static void check_allreduce_int(MPI_Comm comm, size_t count, int in_place) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int32_t* in = checked_malloc(count * sizeof(int32_t));
+  int32_t* out = checked_malloc(count * sizeof(int32_t));
+  const MPI_Op ops[] = {MPI_SUM, MPI_MAX, MPI_MIN, MPI_BXOR, MPI_PROD};
+  for (int o = 0; o < 5; ++o) {
+    for (size_t i = 0; i < count; ++i) {
+      in[i] = value_of(rank, i) | (ops[o] == MPI_PROD ? 1 : 0);
+      out[i] = in[i];
+    }
+    int rc = MPI_Allreduce(in_place ? MPI_IN_PLACE : in, out, (int)count, MPI_INT32_T, ops[o], comm);
+    CHECK(rc == MPI_SUCCESS, "MPI_Allreduce returned %d", rc);
+    for (size_t i = 0; i < count; ++i) {
+      int32_t expected = value_of(0, i) | (ops[o] == MPI_PROD ? 1 : 0);
+      for (int r = 1; r < size; ++r) {
+        int32_t v = value_of(r, i) | (ops[o] == MPI_PROD ? 1 : 0);
+        if (ops[o] == MPI_SUM) expected += v;
+        if (ops[o] == MPI_MAX) expected = v > expected ? v : expected;
+        if (ops[o] == MPI_MIN) expected = v < expected ? v : expected;
+        if (ops[o] == MPI_BXOR) expected ^= v;
+        if (ops[o] == MPI_PROD) expected = (int32_t)((uint32_t)expected * (uint32_t)v);
+      }
+      if (out[i] != expected) {
+        CHECK(out[i] == expected, "allreduce op %d count %zu in_place %d at %zu: %d, expected %d", o,
+              count, in_place, i, out[i], expected);
+        break;
+      }
+    }
+    mix(out, count * sizeof(int32_t));
+  }
+  free(in);
+  free(out);
+}
+
+/* Doubles summed in different orders differ in the last bits: the check is
+ * that every rank got the same bits and that they are close to the sum. */
+static void check_allreduce_double(MPI_Comm comm, size_t count) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  double* in = checked_malloc(count * sizeof(double));
+  double* out = checked_malloc(count * sizeof(double));
+  for (size_t i = 0; i < count; ++i) {
+    in[i] = 1.0 / (double)(rank + 3) + (double)(i % 17) * 0.1;
+  }
+  CHECK(MPI_Allreduce(in, out, (int)count, MPI_DOUBLE, MPI_SUM, comm) == MPI_SUCCESS, "double");
+  double* root_copy = checked_malloc(count * sizeof(double));
+  memcpy(root_copy, out, count * sizeof(double));
+  /* Rank 0's bits to everyone, through MPI's own bcast of bytes below the
+   * shim's threshold or the shim's: either way plain bytes. */
+  MPI_Bcast(root_copy, (int)(count * sizeof(double)), MPI_BYTE, 0, comm);
+  CHECK(memcmp(root_copy, out, count * sizeof(double)) == 0, "double sums differ between ranks (count %zu)",
+        count);
+  for (size_t i = 0; i < count; ++i) {
+    double expected = 0;
+    for (int r = 0; r < size; ++r) expected += 1.0 / (double)(r + 3) + (double)(i % 17) * 0.1;
+    double error = out[i] - expected;
+    if (error < -1e-9 || error > 1e-9) {
+      CHECK(0, "double sum at %zu: %.17g, expected %.17g", i, out[i], expected);
+      break;
+    }
+  }
+  free(root_copy);
+  free(in);
+  free(out);
+}
+
+static void check_reduce_bcast(MPI_Comm comm, size_t count) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int root = size - 1;
+  int64_t* in = checked_malloc(count * sizeof(int64_t));
+  int64_t* out = checked_malloc(count * sizeof(int64_t));
+  for (size_t i = 0; i < count; ++i) in[i] = out[i] = (int64_t)value_of(rank, i) << 33;
+  CHECK(MPI_Reduce(rank == root ? MPI_IN_PLACE : in, rank == root ? out : NULL, (int)count, MPI_LONG_LONG,
+                   MPI_SUM, root, comm) == MPI_SUCCESS,
+        "reduce");
+  /* The root's result to all, as doubles' bytes are: MPI_INT64_T here. */
+  CHECK(MPI_Bcast(out, (int)count, MPI_INT64_T, root, comm) == MPI_SUCCESS, "bcast");
+  for (size_t i = 0; i < count; ++i) {
+    int64_t expected = 0;
+    for (int r = 0; r < size; ++r) expected += (int64_t)value_of(r, i) << 33;
+    if (out[i] != expected) {
+      CHECK(out[i] == expected, "reduce+bcast at %zu of %zu: %lld, expected %lld", i, count,
+            (long long)out[i], (long long)expected);
+      break;
+    }
+  }
+  mix(out, count * sizeof(int64_t));
+  free(in);
+  free(out);
+}
+
+static void check_allgather_alltoall(MPI_Comm comm, size_t count, int in_place) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  size_t all = count * (size_t)size;
+  int32_t* in = checked_malloc(all * sizeof(int32_t));
+  int32_t* out = checked_malloc(all * sizeof(int32_t));
+  for (size_t i = 0; i < count; ++i) in[i] = value_of(rank, i) * 1000 + rank;
+  if (in_place) memcpy(out + (size_t)rank * count, in, count * sizeof(int32_t));
+  CHECK(MPI_Allgather(in_place ? MPI_IN_PLACE : in, (int)count, MPI_INT, out, (int)count, MPI_INT, comm) ==
+            MPI_SUCCESS,
+        "allgather");
+  for (int r = 0; r < size; ++r) {
+    for (size_t i = 0; i < count; ++i) {
+      int32_t expected = value_of(r, i) * 1000 + r;
+      if (out[(size_t)r * count + i] != expected) {
+        CHECK(0, "allgather block %d at %zu (count %zu): %d, expected %d", r, i, count,
+              out[(size_t)r * count + i], expected);
+        r = size;
+        break;
+      }
+    }
+  }
+  mix(out, all * sizeof(int32_t));
+  /* Block d of this rank's send goes to rank d. */
+  for (int d = 0; d < size; ++d)
+    for (size_t i = 0; i < count; ++i) in[(size_t)d * count + i] = rank * 100000 + d * 1000 + (int32_t)(i % 997);
+  if (in_place) memcpy(out, in, all * sizeof(int32_t));
+  CHECK(MPI_Alltoall(in_place ? MPI_IN_PLACE : in, (int)count, MPI_INT32_T, out, (int)count, MPI_INT32_T,
+                     comm) == MPI_SUCCESS,
+        "alltoall");
+  for (int s = 0; s < size; ++s) {
+    for (size_t i = 0; i < count; ++i) {
+      int32_t expected = s * 100000 + rank * 1000 + (int32_t)(i % 997);
+      if (out[(size_t)s * count + i] != expected) {
+        CHECK(0, "alltoall block from %d at %zu: %d, expected %d", s, i, out[(size_t)s * count + i],
+              expected);
+        s = size;
+        break;
+      }
+    }
+  }
+  mix(out, all * sizeof(int32_t));
+  free(in);
+  free(out);
+}
+
+static void check_reduce_scatter(MPI_Comm comm, size_t count, int in_place) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  size_t all = count * (size_t)size;
+  uint16_t* in = checked_malloc(all * sizeof(uint16_t));
+  uint16_t* out = checked_malloc(all * sizeof(uint16_t));
+  for (size_t i = 0; i < all; ++i) in[i] = out[i] = (uint16_t)(value_of(rank, i) + 3 + rank);
+  CHECK(MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : in, out, (int)count, MPI_UNSIGNED_SHORT, MPI_SUM,
+                                 comm) == MPI_SUCCESS,
+        "reduce_scatter_block");
+  for (size_t i = 0; i < count; ++i) {
+    size_t at = (size_t)rank * count + i;
+    uint16_t expected = 0;
+    for (int r = 0; r < size; ++r) expected = (uint16_t)(expected + value_of(r, at) + 3 + r);
+    if (out[i] != expected) {
+      CHECK(0, "reduce_scatter_block at %zu: %u, expected %u", i, out[i], expected);
+      break;
+    }
+  }
+  mix(out, count * sizeof(uint16_t));
+  free(in);
+  free(out);
+}
+
+static void all_collectives(MPI_Comm comm) {
+  const size_t counts[] = {0, 1, 7, 1027, 70000, 300001};
+  for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); ++c) {
+    check_allreduce_int(comm, counts[c], 0);
+    check_allreduce_int(comm, counts[c], 1);
+    check_allreduce_double(comm, counts[c]);
+    check_reduce_bcast(comm, counts[c]);
+    check_allgather_alltoall(comm, counts[c] / 8, (int)(c % 2));
+    check_reduce_scatter(comm, counts[c] / 4, (int)(c % 2));
+    CHECK(MPI_Barrier(comm) == MPI_SUCCESS, "barrier");
+  }
+}
+
+static void user_sum(void* in, void* inout, int* len, MPI_Datatype* type) {
+  (void)type;
+  for (int i = 0; i < *len; ++i) ((int*)inout)[i] += ((int*)in)[i];
+}
+
+/* Calls the shim must leave to MPI; their results are checked all the same. */
+static void handed_back(void) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  enum { kCount = 40000 };
+  int* in = checked_malloc(kCount * sizeof(int));
+  int* out = checked_malloc(kCount * sizeof(int));
+  for (int i = 0; i < kCount; ++i) in[i] = rank + i;
+  MPI_Op op;
+  MPI_Op_create(user_sum, 1, &op);
+  CHECK(MPI_Allreduce(in, out, kCount, MPI_INT, op, MPI_COMM_WORLD) == MPI_SUCCESS, "user op");
+  for (int i = 0; i < kCount; ++i) {
+    if (out[i] != size * i + size * (size - 1) / 2) {
+      CHECK(0, "user op at %d: %d", i, out[i]);
+      break;
+    }
+  }
+  MPI_Op_free(&op);
+  /* Every other int: a datatype with gaps. */
+  MPI_Datatype strided;
+  MPI_Type_vector(kCount / 2, 1, 2, MPI_INT, &strided);
+  MPI_Type_commit(&strided);
+  for (int i = 0; i < kCount; ++i) out[i] = rank == 0 ? i : -1;
+  CHECK(MPI_Bcast(out, 1, strided, 0, MPI_COMM_WORLD) == MPI_SUCCESS, "strided bcast");
+  for (int i = 0; i < kCount; ++i) {
+    int expected = (i % 2 == 0 || rank == 0) ? i : -1;
+    if (out[i] != expected) {
+      CHECK(0, "strided bcast at %d: %d, expected %d", i, out[i], expected);
+      break;
+    }
+  }
+  MPI_Type_free(&strided);
+  CHECK(MPI_Allreduce(in, out, kCount, MPI_INT, MPI_SUM, MPI_COMM_SELF) == MPI_SUCCESS, "self");
+  CHECK(memcmp(in, out, kCount * sizeof(int)) == 0, "MPI_COMM_SELF allreduce changed the data");
+  struct {
+    int value;
+    int rank;
+  } mine = {rank % 2 == 0 ? rank : -rank, rank}, lowest;
+  CHECK(MPI_Allreduce(&mine, &lowest, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD) == MPI_SUCCESS, "minloc");
+  CHECK(lowest.rank == ((size - 1) % 2 == 1 ? size - 1 : (size > 2 ? size - 2 : 0)), "minloc rank %d",
+        lowest.rank);
+  mix(out, sizeof(int));
+  free(in);
+  free(out);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  all_collectives(MPI_COMM_WORLD);
+  MPI_Comm twin;
+  MPI_Comm_dup(MPI_COMM_WORLD, &twin);
+  all_collectives(twin);
+  /* Odd and even ranks, reversed. */
+  MPI_Comm half;
+  MPI_Comm_split(twin, world_rank % 2, -world_rank, &half);
+  all_collectives(half);
+  MPI_Comm_free(&half);
+  MPI_Comm_free(&twin);
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  check_allreduce_int(node, 70000, 0);
+  MPI_Comm_free(&node);
+  handed_back();
+  int total = 0;
+  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  /* Every rank's digest, in rank order, on rank 0's stdout. */
+  uint64_t* digests = checked_malloc((size_t)size * sizeof(uint64_t));
+  MPI_Gather(&digest, 1, MPI_UINT64_T, digests, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  if (world_rank == 0) {
+    for (int r = 0; r < size; ++r) printf("digest rank %d %016llx\n", r, (unsigned long long)digests[r]);
+    printf("failures %d\n", total);
+  }
+  free(digests);
+  MPI_Finalize();
+  return total == 0 ? 0 : 1;
+}
