@@ -7,6 +7,7 @@
  * It knows nothing of the shim: ctest runs it with and without
  * (tests/mpi_shim/run_shim_job.sh) and compares the integer digest it
  * prints on stdout. Exit status 0 when every check passed. */
+#include <dirent.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -281,7 +282,20 @@ static void handed_back(void) {
   free(out);
 }
 
+/* The threads of this process now. */
+static int thread_count(void) {
+  DIR* tasks = opendir("/proc/self/task");
+  if (tasks == NULL) return -1;
+  int count = 0;
+  for (struct dirent* entry = readdir(tasks); entry != NULL; entry = readdir(tasks)) {
+    count += entry->d_name[0] != '.';
+  }
+  closedir(tasks);
+  return count;
+}
+
 int main(int argc, char** argv) {
+  const int threads_before = thread_count();
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   int size;
@@ -312,5 +326,12 @@ int main(int argc, char** argv) {
   }
   free(digests);
   MPI_Finalize();
+  /* Whatever MPI_Init started (MPI's threads, the shim's) ends in MPI_Finalize. */
+  const int threads_after = thread_count();
+  if (threads_after != threads_before) {
+    fprintf(stderr, "rank %d: FAILED: %d threads before MPI_Init, %d after MPI_Finalize\n", world_rank,
+            threads_before, threads_after);
+    return 1;
+  }
   return total == 0 ? 0 : 1;
 }

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Runs an MPI test program under mpirun without the railyard MPI shim, then
+# with it (LD_PRELOAD, or a build of the program linked with it), and checks:
+# both exit 0; the program's stdout (its digest of integer results) is the
+# same; every rank says, at MPI_Finalize, that railyard carried each
+# collective named in EXPECT_CARRIED; no process of the program is left.
+#
+# usage: run_shim_job.sh MPIRUN RANKS SHIM_LIBRARY PLAIN_PROGRAM [SHIM_PROGRAM]
+#   SHIM_PROGRAM: the program linked with the shim (then no LD_PRELOAD).
+# environment: EXPECT_CARRIED="allreduce bcast ..." (default: all seven),
+#   SHIM_ENV="VAR=value ..." passed to the ranks of the shim run.
+set -euo pipefail
+
+mpirun=$1
+ranks=$2
+shim=$3
+plain=$4
+linked=${5:-}
+expect=${EXPECT_CARRIED:-allreduce reduce bcast allgather reduce_scatter_block alltoall barrier}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+launch=("$mpirun" -np "$ranks" --oversubscribe --allow-run-as-root --bind-to none)
+
+fail() {
+  echo "FAILED: $*" >&2
+  exit 1
+}
+
+run() {  # name, then mpirun's arguments after the launch options
+  local name=$1
+  shift
+  local status=0
+  timeout 300 "${launch[@]}" "$@" >"$work/$name.out" 2>"$work/$name.err" || status=$?
+  if [[ $status -ne 0 ]]; then
+    tail -n 40 "$work/$name.err" >&2
+    fail "the $name run exited with status $status"
+  fi
+}
+
+run plain "$plain"
+
+shim_args=(-x RAILYARD_MPI_VERBOSE=1)
+for assignment in ${SHIM_ENV:-}; do
+  shim_args+=(-x "$assignment")
+done
+if [[ -n $linked ]]; then
+  ldd "$linked" | grep -q librailyard_mpi || fail "$linked is not linked with librailyard_mpi"
+  run shim "${shim_args[@]}" "$linked"
+  program=$linked
+else
+  run shim "${shim_args[@]}" -x LD_PRELOAD="$shim" "$plain"
+  program=$plain
+fi
+
+if ! diff -u "$work/plain.out" "$work/shim.out" >&2; then
+  fail "the program's results differ with the shim"
+fi
+[[ -s $work/plain.out ]] || fail "the program printed no results"
+
+totals=$(grep -c "MPI shim: rank [0-9]*: railyard carried" "$work/shim.err" || true)
+[[ $totals -eq $ranks ]] || {
+  tail -n 40 "$work/shim.err" >&2
+  fail "$totals of $ranks ranks reported their totals at MPI_Finalize"
+}
+for collective in $expect; do
+  carried=$(grep "railyard carried" "$work/shim.err" | sed 's/; MPI carried.*//' |
+              grep -c "[ ,]$collective [1-9]" || true)
+  [[ $carried -eq $ranks ]] || {
+    grep "railyard carried" "$work/shim.err" >&2
+    fail "railyard carried $collective on $carried of $ranks ranks"
+  }
+done
+
+# mpirun has returned: nothing of the job may still run.
+sleep 0.2
+name=$(basename "$program" | cut -c1-15)
+if pgrep -x "$name" >/dev/null; then
+  pgrep -ax "$name" >&2
+  fail "processes of $program outlived mpirun"
+fi
+echo "ok: $ranks ranks, same results with and without the shim; carried: $expect"
