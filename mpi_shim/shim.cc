@@ -8,6 +8,7 @@
 #include "railyard/comm/bootstrap/bootstrap_options.h"
 #include "railyard/comm/bootstrap/mpi_bootstrap.h"
 #include "railyard/common/detail/log.h"
+#include "railyard/mpi_shim/pending_collectives.h"
 
 namespace railyard::mpi_shim {
 namespace {
@@ -190,6 +191,7 @@ void Shim::say_totals() const {
 
 void Shim::stop() noexcept {
   say_totals();
+  PendingCollectives::instance().abandon_all();
   std::map<const void*, std::unique_ptr<CommEntry>> entries;
   {
     const std::scoped_lock lock(mutex_);

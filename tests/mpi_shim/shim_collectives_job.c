@@ -217,6 +217,104 @@ static void check_reduce_scatter(MPI_Comm comm, size_t count, int in_place) {
   free(out);
 }
 
+/* Every non-blocking form at once, with point-to-point traffic around a
+ * ring in the same request arrays, completed four ways: Waitall, a Testall
+ * loop, Waitany and Waitsome. */
+static void check_nonblocking(MPI_Comm comm, size_t count, int style) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  size_t all = count * (size_t)size;
+  int32_t* sum = checked_malloc(count * sizeof(int32_t));
+  int32_t* reduced = checked_malloc(count * sizeof(int32_t));
+  int32_t* gathered = checked_malloc(all * sizeof(int32_t));
+  int32_t* to_all = checked_malloc(all * sizeof(int32_t));
+  int32_t* from_all = checked_malloc(all * sizeof(int32_t));
+  int32_t* scattered = checked_malloc(count * sizeof(int32_t));
+  int32_t* broadcast = checked_malloc(count * sizeof(int32_t));
+  int32_t* ring_out = checked_malloc(count * sizeof(int32_t));
+  int32_t* ring_in = checked_malloc(count * sizeof(int32_t));
+  for (size_t i = 0; i < count; ++i) {
+    sum[i] = value_of(rank, i);
+    broadcast[i] = rank == 0 ? value_of(size, i) : -1;
+    ring_out[i] = rank * 3 + (int32_t)(i % 5);
+  }
+  for (size_t i = 0; i < all; ++i) to_all[i] = rank * 7 + (int32_t)(i % 101);
+  MPI_Request requests[10];
+  int n = 0;
+  MPI_Irecv(ring_in, (int)count, MPI_INT, (rank + size - 1) % size, 5, comm, &requests[n++]);
+  MPI_Iallreduce(MPI_IN_PLACE, sum, (int)count, MPI_INT, MPI_SUM, comm, &requests[n++]);
+  MPI_Ibcast(broadcast, (int)count, MPI_INT, 0, comm, &requests[n++]);
+  MPI_Isend(ring_out, (int)count, MPI_INT, (rank + 1) % size, 5, comm, &requests[n++]);
+  MPI_Iallgather(ring_out, (int)count, MPI_INT, gathered, (int)count, MPI_INT, comm,
+                 &requests[n++]);
+  MPI_Ialltoall(to_all, (int)count, MPI_INT, from_all, (int)count, MPI_INT, comm, &requests[n++]);
+  MPI_Ireduce_scatter_block(to_all, scattered, (int)count, MPI_INT, MPI_MAX, comm, &requests[n++]);
+  MPI_Ireduce(ring_out, rank == size - 1 ? reduced : NULL, (int)count, MPI_INT, MPI_MIN, size - 1, comm,
+              &requests[n++]);
+  MPI_Ibarrier(comm, &requests[n++]);
+  MPI_Status statuses[10];
+  if (style == 0) {
+    CHECK(MPI_Waitall(n, requests, statuses) == MPI_SUCCESS, "waitall");
+  } else if (style == 1) {
+    int flag = 0;
+    while (!flag) CHECK(MPI_Testall(n, requests, &flag, statuses) == MPI_SUCCESS, "testall");
+  } else if (style == 2) {
+    for (int done = 0; done < n; ++done) {
+      int index = -1;
+      CHECK(MPI_Waitany(n, requests, &index, &statuses[0]) == MPI_SUCCESS, "waitany");
+      CHECK(index >= 0 && index < n && requests[index] == MPI_REQUEST_NULL, "waitany index %d", index);
+    }
+    int index = 0;
+    CHECK(MPI_Waitany(n, requests, &index, MPI_STATUS_IGNORE) == MPI_SUCCESS && index == MPI_UNDEFINED,
+          "waitany with none active: index %d", index);
+  } else {
+    int done = 0;
+    while (done < n) {
+      int outcount = 0;
+      int indices[10];
+      CHECK(MPI_Waitsome(n, requests, &outcount, indices, statuses) == MPI_SUCCESS, "waitsome");
+      CHECK(outcount > 0, "waitsome completed %d", outcount);
+      if (outcount <= 0) break;
+      done += outcount;
+    }
+  }
+  for (int i = 0; i < n; ++i) CHECK(requests[i] == MPI_REQUEST_NULL, "request %d still active", i);
+  int errors = 0;
+  for (size_t i = 0; i < count && errors == 0; ++i) {
+    int32_t expected_sum = 0, expected_min = value_of(0, i), expected_max = 0;
+    for (int r = 0; r < size; ++r) expected_sum += value_of(r, i);
+    for (int r = 0; r < size; ++r) {
+      int32_t v = r * 3 + (int32_t)(i % 5);
+      expected_min = r == 0 || v < expected_min ? v : expected_min;
+      int32_t w = r * 7 + (int32_t)(((size_t)rank * count + i) % 101);
+      expected_max = r == 0 || w > expected_max ? w : expected_max;
+    }
+    int left = (rank + size - 1) % size;
+    errors += sum[i] != expected_sum;
+    errors += broadcast[i] != value_of(size, i);
+    errors += ring_in[i] != left * 3 + (int32_t)(i % 5);
+    errors += scattered[i] != expected_max;
+    errors += rank == size - 1 && reduced[i] != expected_min;
+    for (int r = 0; r < size; ++r) {
+      errors += gathered[(size_t)r * count + i] != r * 3 + (int32_t)(i % 5);
+      errors += from_all[(size_t)r * count + i] != r * 7 + (int32_t)(((size_t)rank * count + i) % 101);
+    }
+    CHECK(errors == 0, "non-blocking results wrong at %zu of %zu (style %d)", i, count, style);
+  }
+  mix(sum, count * sizeof(int32_t));
+  mix(gathered, all * sizeof(int32_t));
+  free(sum);
+  free(reduced);
+  free(gathered);
+  free(to_all);
+  free(from_all);
+  free(scattered);
+  free(broadcast);
+  free(ring_out);
+  free(ring_in);
+}
+
 static void all_collectives(MPI_Comm comm) {
   const size_t counts[] = {0, 1, 7, 1027, 70000, 300001};
   for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); ++c) {
@@ -227,6 +325,7 @@ static void all_collectives(MPI_Comm comm) {
     check_allgather_alltoall(comm, counts[c] / 8, (int)(c % 2));
     check_reduce_scatter(comm, counts[c] / 4, (int)(c % 2));
     CHECK(MPI_Barrier(comm) == MPI_SUCCESS, "barrier");
+    check_nonblocking(comm, counts[c] / 16, (int)(c % 4));
   }
 }
 

@@ -1,0 +1,153 @@
+#include "railyard/mpi_shim/pending_collectives.h"
+
+#include <utility>
+#include <vector>
+
+#include "railyard/common/detail/log.h"
+#include "railyard/mpi_shim/mpi_handles.h"
+
+namespace railyard::mpi_shim {
+
+PendingCollectives& PendingCollectives::instance() {
+  (void)log::level();  // the logger outlives the requests (see Shim::instance)
+  static PendingCollectives pending;
+  return pending;
+}
+
+MPI_Request PendingCollectives::adopt(comm::Request request, MPI_Comm comm, const char* call,
+                                      const ErrorCodes& codes) {
+  auto pending = std::make_unique<Pending>();
+  pending->request = std::move(request);
+  pending->comm = comm;
+  pending->call = call;
+  pending->codes = codes;
+  MPI_Request handle = MPI_REQUEST_NULL;
+  check_mpi(PMPI_Grequest_start(&PendingCollectives::query, &PendingCollectives::release,
+                                &PendingCollectives::cancel, pending.get(), &handle),
+            "MPI_Grequest_start");
+  pending->handle = handle;
+  {
+    const std::scoped_lock lock(mutex_);
+    pending_.emplace(handle, std::move(pending));
+  }
+  count_.fetch_add(1, std::memory_order_release);
+  return handle;
+}
+
+PendingCollectives::Pending* PendingCollectives::find(MPI_Request request) const {
+  if (request == MPI_REQUEST_NULL) {
+    return nullptr;
+  }
+  const std::scoped_lock lock(mutex_);
+  const auto found = pending_.find(request);
+  return found == pending_.end() ? nullptr : found->second.get();
+}
+
+bool PendingCollectives::ours(MPI_Request request) const { return find(request) != nullptr; }
+
+void PendingCollectives::complete(Pending& pending, bool failed) {
+  pending.done = true;
+  if (failed) {
+    pending.code = report_failure(pending.codes, pending.comm, pending.call);
+  }
+  const int rc = PMPI_Grequest_complete(pending.handle);
+  if (rc != MPI_SUCCESS) {
+    log::error("MPI shim: MPI_Grequest_complete for {} failed: {}", pending.call,
+               mpi_error_text(rc));
+  }
+}
+
+int PendingCollectives::step(std::span<const MPI_Request> requests) {
+  int running = 0;
+  for (const MPI_Request request : requests) {
+    Pending* pending = find(request);
+    if (pending == nullptr || pending->done) {
+      continue;
+    }
+    try {
+      if (pending->request.test()) {
+        complete(*pending, false);
+      } else {
+        ++running;
+      }
+    } catch (...) {
+      complete(*pending, true);
+    }
+  }
+  return running;
+}
+
+void PendingCollectives::finish(MPI_Request request) {
+  Pending* pending = find(request);
+  if (pending == nullptr || pending->done) {
+    return;
+  }
+  try {
+    pending->request.wait();
+    complete(*pending, false);
+  } catch (...) {
+    complete(*pending, true);
+  }
+}
+
+void PendingCollectives::finish_all(std::span<const MPI_Request> requests) {
+  for (const MPI_Request request : requests) {
+    finish(request);
+  }
+}
+
+int PendingCollectives::code_of(MPI_Request request) const {
+  const Pending* pending = find(request);
+  return pending == nullptr ? MPI_SUCCESS : pending->code;
+}
+
+int PendingCollectives::query(void* /*state*/, MPI_Status* status) {
+  // A collective's status says nothing but that it is not cancelled; its
+  // error, if any, comes back from the wait or test (waits.cc).
+  PMPI_Status_set_elements(status, MPI_BYTE, 0);
+  PMPI_Status_set_cancelled(status, 0);
+  status->MPI_SOURCE = MPI_ANY_SOURCE;
+  status->MPI_TAG = MPI_ANY_TAG;
+  return MPI_SUCCESS;
+}
+
+int PendingCollectives::release(void* state) {
+  instance().forget(static_cast<Pending*>(state));
+  return MPI_SUCCESS;
+}
+
+int PendingCollectives::cancel(void* /*state*/, int /*complete*/) {
+  // A collective cannot be cancelled (MPI-3.1 section 5.12): nothing to do.
+  return MPI_SUCCESS;
+}
+
+void PendingCollectives::abandon_all() noexcept {
+  const std::scoped_lock lock(mutex_);
+  for (auto& [handle, pending] : pending_) {
+    if (!pending->done) {
+      log::warn("MPI shim: {} was still pending at MPI_Finalize", pending->call);
+      pending->request.release();
+    }
+  }
+}
+
+void PendingCollectives::forget(Pending* pending) {
+  std::unique_ptr<Pending> gone;
+  {
+    const std::scoped_lock lock(mutex_);
+    const auto found = pending_.find(pending->handle);
+    if (found == pending_.end()) {
+      return;
+    }
+    gone = std::move(found->second);
+    pending_.erase(found);
+  }
+  count_.fetch_sub(1, std::memory_order_release);
+  // MPI_Request_free of one still running (erroneous for a collective, but
+  // possible): railyard finishes it in the background.
+  if (!gone->done) {
+    gone->request.release();
+  }
+}
+
+}  // namespace railyard::mpi_shim
