@@ -25,8 +25,7 @@ struct ReductionArguments {
 // block's, which the send block must equal (with MPI_IN_PLACE there is
 // none).
 [[nodiscard]] std::variant<std::size_t, Declined> block_bytes(const void* sendbuf, int sendcount,
-                                                              MPI_Datatype sendtype,
-                                                              int recvcount,
+                                                              MPI_Datatype sendtype, int recvcount,
                                                               MPI_Datatype recvtype);
 
 // Whether `root` is a rank of `target` (MPI reports one that is not).

@@ -37,9 +37,9 @@ const comm::Communicator* Shim::choose(MpiCollective which, const char* call, MP
   }
   const std::size_t size = std::get<std::size_t>(bytes);
   if (size < options_.min_bytes) {
-    report_declined(call, call_site,
-                    fmt::format("{} bytes, below RAILYARD_MPI_MIN_BYTES={}", size,
-                                options_.min_bytes));
+    report_declined(
+        call, call_site,
+        fmt::format("{} bytes, below RAILYARD_MPI_MIN_BYTES={}", size, options_.min_bytes));
     return nullptr;
   }
   const CommEntry& entry = entry_for(comm);
@@ -64,8 +64,7 @@ const Shim::CommEntry& Shim::entry_for(MPI_Comm comm) {
   }
   void* value = nullptr;
   int found = 0;
-  if (PMPI_Comm_get_attr(comm, comm_keyval_->get(), &value, &found) == MPI_SUCCESS &&
-      found != 0) {
+  if (PMPI_Comm_get_attr(comm, comm_keyval_->get(), &value, &found) == MPI_SUCCESS && found != 0) {
     return *static_cast<const CommEntry*>(value);
   }
   auto entry = std::make_unique<CommEntry>(build_entry(comm));
@@ -78,9 +77,10 @@ const Shim::CommEntry& Shim::entry_for(MPI_Comm comm) {
   if (rc != MPI_SUCCESS) {
     // Kept until MPI_Finalize; the next collective on comm builds again,
     // on every rank alike.
-    log::warn("MPI shim: MPI_Comm_set_attr failed ({}): the communicator is rebuilt at its next "
-              "collective",
-              mpi_error_text(rc));
+    log::warn(
+        "MPI shim: MPI_Comm_set_attr failed ({}): the communicator is rebuilt at its next "
+        "collective",
+        mpi_error_text(rc));
   }
   return *kept;
 }

@@ -24,8 +24,8 @@ int add_class(int fallback, const char* text) noexcept {
 
 ErrorCodes ErrorCodes::registered() noexcept {
   ErrorCodes codes;
-  codes.usage = add_class(MPI_ERR_ARG,
-                          "railyard: the ranks called a collective with arguments that do not match");
+  codes.usage = add_class(
+      MPI_ERR_ARG, "railyard: the ranks called a collective with arguments that do not match");
   codes.remote = add_class(MPI_ERR_OTHER, "railyard: a rank failed or could not be reached");
   codes.aborted = add_class(MPI_ERR_OTHER, "railyard: a rank aborted the job");
   codes.timeout = add_class(MPI_ERR_OTHER, "railyard: the operation ran past RAILYARD_TIMEOUT");

@@ -8,11 +8,11 @@
 namespace railyard::mpi_shim {
 
 struct ErrorCodes {
-  int usage = MPI_ERR_ARG;       // ranks called with arguments that do not match
-  int remote = MPI_ERR_OTHER;    // a rank failed or could not be reached
-  int aborted = MPI_ERR_OTHER;   // a rank aborted the railyard job
-  int timeout = MPI_ERR_OTHER;   // RAILYARD_TIMEOUT passed
-  int other = MPI_ERR_OTHER;     // anything else railyard reported
+  int usage = MPI_ERR_ARG;      // ranks called with arguments that do not match
+  int remote = MPI_ERR_OTHER;   // a rank failed or could not be reached
+  int aborted = MPI_ERR_OTHER;  // a rank aborted the railyard job
+  int timeout = MPI_ERR_OTHER;  // RAILYARD_TIMEOUT passed
+  int other = MPI_ERR_OTHER;    // anything else railyard reported
 
   // Adds the classes to MPI (PMPI_Add_error_class); those MPI refuses stay
   // MPI's own codes above.

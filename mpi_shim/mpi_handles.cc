@@ -46,7 +46,9 @@ OwnedComm::~OwnedComm() {
   }
 }
 
-OwnedGroup::OwnedGroup(MPI_Comm comm) { check_mpi(PMPI_Comm_group(comm, &group_), "MPI_Comm_group"); }
+OwnedGroup::OwnedGroup(MPI_Comm comm) {
+  check_mpi(PMPI_Comm_group(comm, &group_), "MPI_Comm_group");
+}
 
 OwnedGroup::~OwnedGroup() {
   if (group_ != MPI_GROUP_NULL && mpi_is_up()) {

@@ -22,22 +22,38 @@ struct NamedType {
 };
 
 const std::array kNamedTypes{
-    NamedType{MPI_SIGNED_CHAR, Kind::kSigned},   NamedType{MPI_SHORT, Kind::kSigned},
-    NamedType{MPI_INT, Kind::kSigned},           NamedType{MPI_LONG, Kind::kSigned},
-    NamedType{MPI_LONG_LONG, Kind::kSigned},     NamedType{MPI_INT8_T, Kind::kSigned},
-    NamedType{MPI_INT16_T, Kind::kSigned},       NamedType{MPI_INT32_T, Kind::kSigned},
-    NamedType{MPI_INT64_T, Kind::kSigned},       NamedType{MPI_AINT, Kind::kSigned},
-    NamedType{MPI_OFFSET, Kind::kSigned},        NamedType{MPI_COUNT, Kind::kSigned},
-    NamedType{MPI_INTEGER, Kind::kSigned},       NamedType{MPI_INTEGER1, Kind::kSigned},
-    NamedType{MPI_INTEGER2, Kind::kSigned},      NamedType{MPI_INTEGER4, Kind::kSigned},
-    NamedType{MPI_INTEGER8, Kind::kSigned},      NamedType{MPI_UNSIGNED_CHAR, Kind::kUnsigned},
-    NamedType{MPI_UNSIGNED_SHORT, Kind::kUnsigned}, NamedType{MPI_UNSIGNED, Kind::kUnsigned},
-    NamedType{MPI_UNSIGNED_LONG, Kind::kUnsigned},  NamedType{MPI_UNSIGNED_LONG_LONG, Kind::kUnsigned},
-    NamedType{MPI_UINT8_T, Kind::kUnsigned},     NamedType{MPI_UINT16_T, Kind::kUnsigned},
-    NamedType{MPI_UINT32_T, Kind::kUnsigned},    NamedType{MPI_UINT64_T, Kind::kUnsigned},
-    NamedType{MPI_FLOAT, Kind::kFloat},          NamedType{MPI_DOUBLE, Kind::kFloat},
-    NamedType{MPI_REAL, Kind::kFloat},           NamedType{MPI_REAL4, Kind::kFloat},
-    NamedType{MPI_REAL8, Kind::kFloat},          NamedType{MPI_DOUBLE_PRECISION, Kind::kFloat},
+    NamedType{MPI_SIGNED_CHAR, Kind::kSigned},
+    NamedType{MPI_SHORT, Kind::kSigned},
+    NamedType{MPI_INT, Kind::kSigned},
+    NamedType{MPI_LONG, Kind::kSigned},
+    NamedType{MPI_LONG_LONG, Kind::kSigned},
+    NamedType{MPI_INT8_T, Kind::kSigned},
+    NamedType{MPI_INT16_T, Kind::kSigned},
+    NamedType{MPI_INT32_T, Kind::kSigned},
+    NamedType{MPI_INT64_T, Kind::kSigned},
+    NamedType{MPI_AINT, Kind::kSigned},
+    NamedType{MPI_OFFSET, Kind::kSigned},
+    NamedType{MPI_COUNT, Kind::kSigned},
+    NamedType{MPI_INTEGER, Kind::kSigned},
+    NamedType{MPI_INTEGER1, Kind::kSigned},
+    NamedType{MPI_INTEGER2, Kind::kSigned},
+    NamedType{MPI_INTEGER4, Kind::kSigned},
+    NamedType{MPI_INTEGER8, Kind::kSigned},
+    NamedType{MPI_UNSIGNED_CHAR, Kind::kUnsigned},
+    NamedType{MPI_UNSIGNED_SHORT, Kind::kUnsigned},
+    NamedType{MPI_UNSIGNED, Kind::kUnsigned},
+    NamedType{MPI_UNSIGNED_LONG, Kind::kUnsigned},
+    NamedType{MPI_UNSIGNED_LONG_LONG, Kind::kUnsigned},
+    NamedType{MPI_UINT8_T, Kind::kUnsigned},
+    NamedType{MPI_UINT16_T, Kind::kUnsigned},
+    NamedType{MPI_UINT32_T, Kind::kUnsigned},
+    NamedType{MPI_UINT64_T, Kind::kUnsigned},
+    NamedType{MPI_FLOAT, Kind::kFloat},
+    NamedType{MPI_DOUBLE, Kind::kFloat},
+    NamedType{MPI_REAL, Kind::kFloat},
+    NamedType{MPI_REAL4, Kind::kFloat},
+    NamedType{MPI_REAL8, Kind::kFloat},
+    NamedType{MPI_DOUBLE_PRECISION, Kind::kFloat},
     NamedType{MPI_BYTE, Kind::kByte},
 };
 
@@ -99,8 +115,9 @@ std::variant<std::size_t, Declined> dense_bytes(MPI_Datatype type, int count) {
     return Declined{"an invalid datatype (MPI reports it)"};
   }
   if (lb != 0 || true_lb != 0 || extent != size || true_extent != size) {
-    return Declined{fmt::format("{} has gaps or a shifted start (size {}, extent {}, true extent {})",
-                                type_name(type), size, extent, true_extent)};
+    return Declined{
+        fmt::format("{} has gaps or a shifted start (size {}, extent {}, true extent {})",
+                    type_name(type), size, extent, true_extent)};
   }
   return static_cast<std::size_t>(size) * static_cast<std::size_t>(count);
 }
@@ -108,8 +125,9 @@ std::variant<std::size_t, Declined> dense_bytes(MPI_Datatype type, int count) {
 std::variant<Reduction, Declined> reduction_of(MPI_Datatype type, MPI_Op op) {
   const std::optional<ReduceOp> mine = op_of(op);
   if (!mine) {
-    return Declined{"a user-defined operation or one railyard does not reduce with (MINLOC, "
-                    "MAXLOC, logical, REPLACE)"};
+    return Declined{
+        "a user-defined operation or one railyard does not reduce with (MINLOC, "
+        "MAXLOC, logical, REPLACE)"};
   }
   for (const NamedType& named : kNamedTypes) {
     if (named.handle != type || type == MPI_DATATYPE_NULL) {
@@ -121,8 +139,9 @@ std::variant<Reduction, Declined> reduction_of(MPI_Datatype type, MPI_Op op) {
     }
     std::optional<DataType> element;
     if (named.kind == Kind::kFloat) {
-      element = size == 4 ? std::optional(DataType::kFloat32)
-                          : size == 8 ? std::optional(DataType::kFloat64) : std::nullopt;
+      element = size == 4   ? std::optional(DataType::kFloat32)
+                : size == 8 ? std::optional(DataType::kFloat64)
+                            : std::nullopt;
     } else if (named.kind == Kind::kByte) {
       if (!comm::is_bitwise(*mine)) {
         return Declined{"MPI_BYTE with an arithmetic operation (MPI reports it)"};
@@ -139,7 +158,8 @@ std::variant<Reduction, Declined> reduction_of(MPI_Datatype type, MPI_Op op) {
     }
     return Reduction{*element, *mine};
   }
-  return Declined{fmt::format("{} is not a predefined integer or floating-point type", type_name(type))};
+  return Declined{
+      fmt::format("{} is not a predefined integer or floating-point type", type_name(type))};
 }
 
 }  // namespace railyard::mpi_shim

@@ -37,8 +37,8 @@ namespace rc = railyard::comm;
 
 extern "C" {
 
-int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                   MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Request* request) {
   Shim& shim = Shim::instance();
   const auto reduction = shim_args::reduction_arguments(datatype, op, count);
   const rc::Communicator* target = shim.route(MpiCollective::kAllreduce, "MPI_Iallreduce", comm,
@@ -62,8 +62,8 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
   }
   return shim_args::started(shim, comm, "MPI_Ireduce", request, [&] {
-    return rc::ireduce(*target, shim_args::input(sendbuf), recvbuf,
-                       static_cast<std::size_t>(count), reduction.type, reduction.op, root);
+    return rc::ireduce(*target, shim_args::input(sendbuf), recvbuf, static_cast<std::size_t>(count),
+                       reduction.type, reduction.op, root);
   });
 }
 
@@ -92,8 +92,8 @@ int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
                            request);
   }
   return shim_args::started(shim, comm, "MPI_Iallgather", request, [&] {
-    return rc::iallgather(*target, shim_args::input(sendbuf), recvbuf,
-                          std::get<std::size_t>(block), rc::DataType::kUint8);
+    return rc::iallgather(*target, shim_args::input(sendbuf), recvbuf, std::get<std::size_t>(block),
+                          rc::DataType::kUint8);
   });
 }
 
@@ -125,8 +125,8 @@ int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                           request);
   }
   return shim_args::started(shim, comm, "MPI_Ialltoall", request, [&] {
-    return rc::ialltoall(*target, shim_args::input(sendbuf), recvbuf,
-                         std::get<std::size_t>(block), rc::DataType::kUint8);
+    return rc::ialltoall(*target, shim_args::input(sendbuf), recvbuf, std::get<std::size_t>(block),
+                         rc::DataType::kUint8);
   });
 }
 

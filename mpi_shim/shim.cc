@@ -81,8 +81,7 @@ int Shim::start() noexcept {
   try {
     comm_keyval_.emplace(MPI_COMM_NULL_COPY_FN, &delete_comm_entry);
     self_keyval_.emplace(MPI_COMM_NULL_COPY_FN, &delete_self);
-    check_mpi(PMPI_Comm_set_attr(MPI_COMM_SELF, self_keyval_->get(), nullptr),
-              "MPI_Comm_set_attr");
+    check_mpi(PMPI_Comm_set_attr(MPI_COMM_SELF, self_keyval_->get(), nullptr), "MPI_Comm_set_attr");
   } catch (const std::exception& error) {
     log::error("MPI_Init: the MPI shim cannot start: {}", error.what());
     PMPI_Comm_call_errhandler(MPI_COMM_WORLD, codes_.other);
@@ -127,9 +126,10 @@ void Shim::build_world(const comm::CommunicatorOptions& options,
     world_.reset();
     world_collectives_->fail_rounds();
     world_entry_.declined = fmt::format("railyard is off: {}", error.what());
-    log::warn("MPI shim: rank {}: railyard could not build its world, so every collective goes "
-              "to MPI: {}",
-              world_collectives_->rank(), error.what());
+    log::warn(
+        "MPI shim: rank {}: railyard could not build its world, so every collective goes "
+        "to MPI: {}",
+        world_collectives_->rank(), error.what());
   }
 }
 
@@ -182,11 +182,11 @@ void Shim::say_totals() const {
   }
   int rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  log::emit(log::Level::kInfo,
-            fmt::format("MPI shim: rank {}: railyard carried {}; MPI carried {}", rank,
-                        carried.empty() ? "none" : fmt::format("{}", fmt::join(carried, ", ")),
-                        handed_back.empty() ? "none"
-                                            : fmt::format("{}", fmt::join(handed_back, ", "))));
+  log::emit(
+      log::Level::kInfo,
+      fmt::format("MPI shim: rank {}: railyard carried {}; MPI carried {}", rank,
+                  carried.empty() ? "none" : fmt::format("{}", fmt::join(carried, ", ")),
+                  handed_back.empty() ? "none" : fmt::format("{}", fmt::join(handed_back, ", "))));
 }
 
 void Shim::stop() noexcept {

@@ -22,10 +22,13 @@ enum class MpiCollective : std::uint8_t {
   kBarrier,
 };
 
-inline constexpr std::array kAllMpiCollectives{
-    MpiCollective::kAllreduce, MpiCollective::kReduce,   MpiCollective::kBcast,
-    MpiCollective::kAllgather, MpiCollective::kReduceScatterBlock, MpiCollective::kAlltoall,
-    MpiCollective::kBarrier};
+inline constexpr std::array kAllMpiCollectives{MpiCollective::kAllreduce,
+                                               MpiCollective::kReduce,
+                                               MpiCollective::kBcast,
+                                               MpiCollective::kAllgather,
+                                               MpiCollective::kReduceScatterBlock,
+                                               MpiCollective::kAlltoall,
+                                               MpiCollective::kBarrier};
 
 // "allreduce", "reduce", "bcast", "allgather", "reduce_scatter_block",
 // "alltoall", "barrier": the names RAILYARD_MPI_COLLECTIVES takes.

@@ -30,7 +30,8 @@ class SharedView final : public comm::MpiCollectives {
 
 }  // namespace
 
-std::unique_ptr<comm::MpiCollectives> bootstrap_view(std::shared_ptr<WorldCollectives> collectives) {
+std::unique_ptr<comm::MpiCollectives> bootstrap_view(
+    std::shared_ptr<WorldCollectives> collectives) {
   return std::make_unique<SharedView>(std::move(collectives));
 }
 

@@ -1,0 +1,158 @@
+// Fortran's entry points. Open MPI 4.1's Fortran bindings (mpif.h, `use
+// mpi`, `use mpi_f08`) call PMPI_* directly, so a program in Fortran never
+// reaches the C wrappers: the shim defines the Fortran symbols too, in each
+// of gfortran's and other compilers' spellings (mpi_allreduce_,
+// mpi_allreduce, mpi_allreduce__, MPI_ALLREDUCE) and Open MPI's
+// `use mpi_f08` one (mpi_allreduce_f08_, whose handles are the same
+// integers and whose ierror may be absent). Handles come through
+// PMPI_*_f2c; MPI_IN_PLACE and MPI_BOTTOM are the addresses of Fortran
+// sentinels that libmpi exports, not the C constants. The non-blocking
+// forms stay with MPI in Fortran (docs/mpi.md says why).
+#include <mpi.h>
+
+#include "railyard/mpi_shim/blocking_collectives.h"
+#include "railyard/mpi_shim/shim.h"
+
+// The sentinels' common blocks, in the spellings compilers give them; weak,
+// so a libmpi without one of them leaves it null.
+extern "C" {
+extern int mpi_fortran_in_place_ __attribute__((weak));
+extern int mpi_fortran_in_place __attribute__((weak));
+extern int mpi_fortran_in_place__ __attribute__((weak));
+extern int MPI_FORTRAN_IN_PLACE __attribute__((weak));
+extern int mpi_fortran_bottom_ __attribute__((weak));
+extern int mpi_fortran_bottom __attribute__((weak));
+extern int mpi_fortran_bottom__ __attribute__((weak));
+extern int MPI_FORTRAN_BOTTOM __attribute__((weak));
+}
+
+namespace railyard::mpi_shim {
+namespace {
+
+bool is_in_place(const void* buffer) {
+  return buffer != nullptr &&
+         (buffer == &mpi_fortran_in_place_ || buffer == &mpi_fortran_in_place ||
+          buffer == &mpi_fortran_in_place__ || buffer == &MPI_FORTRAN_IN_PLACE);
+}
+
+bool is_bottom(const void* buffer) {
+  return buffer != nullptr && (buffer == &mpi_fortran_bottom_ || buffer == &mpi_fortran_bottom ||
+                               buffer == &mpi_fortran_bottom__ || buffer == &MPI_FORTRAN_BOTTOM);
+}
+
+// A Fortran buffer argument as C takes it.
+void* c_buffer(void* buffer) {
+  if (is_in_place(buffer)) {
+    return MPI_IN_PLACE;
+  }
+  return is_bottom(buffer) ? MPI_BOTTOM : buffer;
+}
+
+// `use mpi_f08` passes no ierror when the program gave none.
+void set_error(MPI_Fint* ierror, int code) {
+  if (ierror != nullptr) {
+    *ierror = static_cast<MPI_Fint>(code);
+  }
+}
+
+}  // namespace
+}  // namespace railyard::mpi_shim
+
+namespace shim = railyard::mpi_shim;
+
+// Each Fortran spelling of `name`, as aliases of name_.
+#define RAILYARD_FORTRAN_SPELLINGS(name, upper, parameters)       \
+  void name parameters __attribute__((alias(#name "_")));         \
+  void name##__ parameters __attribute__((alias(#name "_")));     \
+  void upper parameters __attribute__((alias(#name "_")));        \
+  void name##_f08_ parameters __attribute__((alias(#name "_")));
+
+extern "C" {
+
+void mpi_init_(MPI_Fint* ierror) {
+  const int rc = PMPI_Init(nullptr, nullptr);
+  shim::set_error(ierror, rc != MPI_SUCCESS ? rc : shim::Shim::instance().start());
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_init, MPI_INIT, (MPI_Fint * ierror))
+
+void mpi_init_thread_(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierror) {
+  int given = MPI_THREAD_SINGLE;
+  const int rc = PMPI_Init_thread(nullptr, nullptr, *required, &given);
+  *provided = static_cast<MPI_Fint>(given);
+  shim::set_error(ierror, rc != MPI_SUCCESS ? rc : shim::Shim::instance().start());
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_init_thread, MPI_INIT_THREAD,
+                           (MPI_Fint * required, MPI_Fint* provided, MPI_Fint* ierror))
+
+void mpi_allreduce_(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype,
+                    MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierror) {
+  shim::set_error(ierror, shim::allreduce(shim::c_buffer(sendbuf), shim::c_buffer(recvbuf), *count,
+                                          PMPI_Type_f2c(*datatype), PMPI_Op_f2c(*op),
+                                          PMPI_Comm_f2c(*comm), __builtin_return_address(0)));
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_allreduce, MPI_ALLREDUCE,
+                           (void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype,
+                            MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierror))
+
+void mpi_reduce_(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op,
+                 MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierror) {
+  shim::set_error(ierror, shim::reduce(shim::c_buffer(sendbuf), shim::c_buffer(recvbuf), *count,
+                                       PMPI_Type_f2c(*datatype), PMPI_Op_f2c(*op), *root,
+                                       PMPI_Comm_f2c(*comm), __builtin_return_address(0)));
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_reduce, MPI_REDUCE,
+                           (void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype,
+                            MPI_Fint* op, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierror))
+
+void mpi_bcast_(void* buffer, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root, MPI_Fint* comm,
+                MPI_Fint* ierror) {
+  shim::set_error(ierror,
+                  shim::bcast(shim::c_buffer(buffer), *count, PMPI_Type_f2c(*datatype), *root,
+                              PMPI_Comm_f2c(*comm), __builtin_return_address(0)));
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_bcast, MPI_BCAST,
+                           (void* buffer, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root,
+                            MPI_Fint* comm, MPI_Fint* ierror))
+
+void mpi_allgather_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                    MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierror) {
+  shim::set_error(ierror, shim::allgather(shim::c_buffer(sendbuf), *sendcount,
+                                          PMPI_Type_f2c(*sendtype), shim::c_buffer(recvbuf),
+                                          *recvcount, PMPI_Type_f2c(*recvtype),
+                                          PMPI_Comm_f2c(*comm), __builtin_return_address(0)));
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_allgather, MPI_ALLGATHER,
+                           (void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                            MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm,
+                            MPI_Fint* ierror))
+
+void mpi_reduce_scatter_block_(void* sendbuf, void* recvbuf, MPI_Fint* recvcount,
+                               MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm,
+                               MPI_Fint* ierror) {
+  shim::set_error(ierror, shim::reduce_scatter_block(
+                              shim::c_buffer(sendbuf), shim::c_buffer(recvbuf), *recvcount,
+                              PMPI_Type_f2c(*datatype), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm),
+                              __builtin_return_address(0)));
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
+                           (void* sendbuf, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* datatype,
+                            MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierror))
+
+void mpi_alltoall_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                   MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierror) {
+  shim::set_error(ierror, shim::alltoall(shim::c_buffer(sendbuf), *sendcount,
+                                         PMPI_Type_f2c(*sendtype), shim::c_buffer(recvbuf),
+                                         *recvcount, PMPI_Type_f2c(*recvtype),
+                                         PMPI_Comm_f2c(*comm), __builtin_return_address(0)));
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_alltoall, MPI_ALLTOALL,
+                           (void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                            MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm,
+                            MPI_Fint* ierror))
+
+void mpi_barrier_(MPI_Fint* comm, MPI_Fint* ierror) {
+  shim::set_error(ierror, shim::barrier(PMPI_Comm_f2c(*comm), __builtin_return_address(0)));
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_barrier, MPI_BARRIER, (MPI_Fint * comm, MPI_Fint* ierror))
+
+}  // extern "C"

@@ -1,0 +1,153 @@
+! A Fortran MPI program that knows nothing of railyard: every blocking
+! collective the shim intercepts, through mpif.h (BINDING_MPIF_H), `use mpi`
+! (BINDING_USE_MPI) or `use mpi_f08` (BINDING_USE_MPI_F08), on
+! MPI_COMM_WORLD and a communicator from MPI_Comm_split, in place and not,
+! checked against the serial result. ctest runs it without and with the
+! shim (tests/mpi_shim/run_shim_job.sh) and compares what rank 0 prints.
+program shim_fortran_job
+#if defined(BINDING_USE_MPI_F08)
+  use mpi_f08
+  implicit none
+  type(MPI_Comm) :: half
+#elif defined(BINDING_USE_MPI)
+  use mpi
+  implicit none
+  integer :: half
+#else
+  implicit none
+  include 'mpif.h'
+  integer :: half
+#endif
+  integer :: rank, size, ierr, failures, total
+  failures = 0
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, size, ierr)
+  call check_all(MPI_COMM_WORLD, 70001)
+  call check_all(MPI_COMM_WORLD, 5)
+  call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), -rank, half, ierr)
+  call check_all(half, 40000)
+  call MPI_Comm_free(half, ierr)
+  call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (rank == 0) print '(a, i0)', 'failures ', total
+  call MPI_Finalize(ierr)
+  if (total /= 0) stop 1
+
+contains
+
+  integer function value_of(r, i)
+    integer, intent(in) :: r, i
+    value_of = mod(r * 7 + mod(i, 13), 11) - 3
+  end function value_of
+
+  subroutine expect(condition, what)
+    logical, intent(in) :: condition
+    character(len=*), intent(in) :: what
+    if (.not. condition) then
+      failures = failures + 1
+      if (failures <= 10) print '(a, i0, 2a)', 'rank ', rank, ': FAILED ', what
+    end if
+  end subroutine expect
+
+  subroutine check_all(comm, n)
+#if defined(BINDING_USE_MPI_F08)
+    type(MPI_Comm), intent(in) :: comm
+#else
+    integer, intent(in) :: comm
+#endif
+    integer, intent(in) :: n
+    integer :: me, ranks, i, r, rc, expected
+    integer, allocatable :: a(:), b(:), blocks(:), every(:)
+    double precision, allocatable :: x(:), y(:)
+    call MPI_Comm_rank(comm, me, rc)
+    call MPI_Comm_size(comm, ranks, rc)
+    allocate(a(n), b(n), blocks(n * ranks), every(n * ranks), x(n), y(n))
+    do i = 1, n
+      a(i) = value_of(me, i)
+    end do
+    ! Allreduce, out of place then in place.
+    call MPI_Allreduce(a, b, n, MPI_INTEGER, MPI_SUM, comm, rc)
+    call expect(rc == MPI_SUCCESS, 'allreduce status')
+    call MPI_Allreduce(MPI_IN_PLACE, a, n, MPI_INTEGER, MPI_MAX, comm, rc)
+    do i = 1, n
+      expected = 0
+      do r = 0, ranks - 1
+        expected = expected + value_of(r, i)
+      end do
+      if (b(i) /= expected) then
+        call expect(.false., 'allreduce sum')
+        exit
+      end if
+      expected = -100
+      do r = 0, ranks - 1
+        expected = max(expected, value_of(r, i))
+      end do
+      if (a(i) /= expected) then
+        call expect(.false., 'allreduce max in place')
+        exit
+      end if
+    end do
+    ! Reduce to the last rank in place, then bcast doubles from it.
+    do i = 1, n
+      a(i) = value_of(me, i)
+    end do
+    if (me == ranks - 1) then
+      call MPI_Reduce(MPI_IN_PLACE, a, n, MPI_INTEGER, MPI_SUM, ranks - 1, comm, rc)
+    else
+      call MPI_Reduce(a, b, n, MPI_INTEGER, MPI_SUM, ranks - 1, comm, rc)
+    end if
+    x = dble(a)
+    call MPI_Bcast(x, n, MPI_DOUBLE_PRECISION, ranks - 1, comm, rc)
+    do i = 1, n
+      expected = 0
+      do r = 0, ranks - 1
+        expected = expected + value_of(r, i)
+      end do
+      if (x(i) /= dble(expected)) then
+        call expect(.false., 'reduce + bcast')
+        exit
+      end if
+    end do
+    ! Allgather (in place) and alltoall.
+    do i = 1, n
+      blocks(me * n + i) = me * 1000 + mod(i, 97)
+    end do
+    call MPI_Allgather(MPI_IN_PLACE, 0, MPI_INTEGER, blocks, n, MPI_INTEGER, comm, rc)
+    do i = 1, n * ranks
+      if (blocks(i) /= ((i - 1) / n) * 1000 + mod(mod(i - 1, n) + 1, 97)) then
+        call expect(.false., 'allgather in place')
+        exit
+      end if
+    end do
+    do i = 1, n * ranks
+      blocks(i) = me * 100000 + ((i - 1) / n) * 1000 + mod(i, 89)
+    end do
+    call MPI_Alltoall(blocks, n, MPI_INTEGER, every, n, MPI_INTEGER, comm, rc)
+    do r = 0, ranks - 1
+      do i = 1, n
+        if (every(r * n + i) /= r * 100000 + me * 1000 + mod(me * n + i, 89)) then
+          call expect(.false., 'alltoall')
+          exit
+        end if
+      end do
+    end do
+    ! Reduce_scatter_block: block `me` of the sum.
+    call MPI_Reduce_scatter_block(blocks, b, n, MPI_INTEGER, MPI_SUM, comm, rc)
+    do i = 1, n
+      expected = 0
+      do r = 0, ranks - 1
+        expected = expected + r * 100000 + me * 1000 + mod(me * n + i, 89)
+      end do
+      if (b(i) /= expected) then
+        call expect(.false., 'reduce_scatter_block')
+        exit
+      end if
+    end do
+    call MPI_Barrier(comm, rc)
+    call expect(rc == MPI_SUCCESS, 'barrier')
+    y = x
+    if (rank == 0) print '(a, i0, a, i0, a, i0)', 'ranks ', ranks, ' n ', n, ' checksum ', sum(b)
+    deallocate(a, b, blocks, every, x, y)
+  end subroutine check_all
+
+end program shim_fortran_job
