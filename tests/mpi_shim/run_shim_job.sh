@@ -8,7 +8,9 @@
 # usage: run_shim_job.sh MPIRUN RANKS SHIM_LIBRARY PLAIN_PROGRAM [SHIM_PROGRAM]
 #   SHIM_PROGRAM: the program linked with the shim (then no LD_PRELOAD).
 # environment: EXPECT_CARRIED="allreduce bcast ..." (default: all seven),
-#   SHIM_ENV="VAR=value ..." passed to the ranks of the shim run.
+#   SHIM_ENV="VAR=value ..." passed to the ranks of the shim run,
+#   PRELOAD_FIRST=lib: preloaded before the shim (the sanitizer build's
+#   AddressSanitizer runtime, which must come first in the library list).
 set -euo pipefail
 
 mpirun=$1
@@ -49,7 +51,7 @@ if [[ -n $linked ]]; then
   run shim "${shim_args[@]}" "$linked"
   program=$linked
 else
-  run shim "${shim_args[@]}" -x LD_PRELOAD="$shim" "$plain"
+  run shim "${shim_args[@]}" -x LD_PRELOAD="${PRELOAD_FIRST:+$PRELOAD_FIRST:}$shim" "$plain"
   program=$plain
 fi
 

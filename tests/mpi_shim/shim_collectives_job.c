@@ -125,7 +125,7 @@ static void check_reduce_bcast(MPI_Comm comm, size_t count) {
   const int root = size - 1;
   int64_t* in = checked_malloc(count * sizeof(int64_t));
   int64_t* out = checked_malloc(count * sizeof(int64_t));
-  for (size_t i = 0; i < count; ++i) in[i] = out[i] = (int64_t)value_of(rank, i) << 33;
+  for (size_t i = 0; i < count; ++i) in[i] = out[i] = (int64_t)value_of(rank, i) * ((int64_t)1 << 33);
   CHECK(MPI_Reduce(rank == root ? MPI_IN_PLACE : in, rank == root ? out : NULL, (int)count, MPI_LONG_LONG,
                    MPI_SUM, root, comm) == MPI_SUCCESS,
         "reduce");
@@ -133,7 +133,7 @@ static void check_reduce_bcast(MPI_Comm comm, size_t count) {
   CHECK(MPI_Bcast(out, (int)count, MPI_INT64_T, root, comm) == MPI_SUCCESS, "bcast");
   for (size_t i = 0; i < count; ++i) {
     int64_t expected = 0;
-    for (int r = 0; r < size; ++r) expected += (int64_t)value_of(r, i) << 33;
+    for (int r = 0; r < size; ++r) expected += (int64_t)value_of(r, i) * ((int64_t)1 << 33);
     if (out[i] != expected) {
       CHECK(out[i] == expected, "reduce+bcast at %zu of %zu: %lld, expected %lld", i, count,
             (long long)out[i], (long long)expected);

@@ -146,7 +146,7 @@ contains
     call MPI_Barrier(comm, rc)
     call expect(rc == MPI_SUCCESS, 'barrier')
     y = x
-    if (rank == 0) print '(a, i0, a, i0, a, i0)', 'ranks ', ranks, ' n ', n, ' checksum ', sum(b)
+    if (rank == 0) print '(a, i0, a, i0, a, i0)', 'ranks ', ranks, ' n ', n, ' checksum ', sum(int(b, kind=8))
     deallocate(a, b, blocks, every, x, y)
   end subroutine check_all
 
