@@ -10,7 +10,11 @@
 # environment: EXPECT_CARRIED="allreduce bcast ..." (default: all seven),
 #   SHIM_ENV="VAR=value ..." passed to the ranks of the shim run,
 #   PRELOAD_FIRST=lib: preloaded before the shim (the sanitizer build's
-#   AddressSanitizer runtime, which must come first in the library list).
+#   AddressSanitizer runtime, which must come first in the library list),
+#   EXPECT_LOG="regex@regex": each must match a line of the shim run's stderr,
+#   PROGRAM_ARGS="..." given to the program in both runs,
+#   NETNS_AGENT=path: run on the two emulated hosts of scripts/netns-rails.sh
+#   (half the ranks on each, started through that plm_rsh_agent).
 set -euo pipefail
 
 mpirun=$1
@@ -18,11 +22,19 @@ ranks=$2
 shim=$3
 plain=$4
 linked=${5:-}
-expect=${EXPECT_CARRIED:-allreduce reduce bcast allgather reduce_scatter_block alltoall barrier}
+expect=${EXPECT_CARRIED-allreduce reduce bcast allgather reduce_scatter_block alltoall barrier}
+read -r -a program_args <<<"${PROGRAM_ARGS:-}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-launch=("$mpirun" -np "$ranks" --oversubscribe --allow-run-as-root --bind-to none)
+if [[ -n ${NETNS_AGENT:-} ]]; then
+  per_host=$((ranks / 2))
+  launch=(ip netns exec "$RAILYARD_NETNS_A" "$mpirun" --allow-run-as-root -np "$ranks"
+          --host "hosta:$per_host,hostb:$per_host" --bind-to none
+          --mca plm_rsh_agent "$NETNS_AGENT" --mca oob_tcp_if_include "${RAILYARD_RAIL_SUBNETS%%,*}")
+else
+  launch=("$mpirun" -np "$ranks" --oversubscribe --allow-run-as-root --bind-to none)
+fi
 
 fail() {
   echo "FAILED: $*" >&2
@@ -40,7 +52,7 @@ run() {  # name, then mpirun's arguments after the launch options
   fi
 }
 
-run plain "$plain"
+run plain "$plain" "${program_args[@]}"
 
 shim_args=(-x RAILYARD_MPI_VERBOSE=1)
 for assignment in ${SHIM_ENV:-}; do
@@ -48,10 +60,10 @@ for assignment in ${SHIM_ENV:-}; do
 done
 if [[ -n $linked ]]; then
   ldd "$linked" | grep -q librailyard_mpi || fail "$linked is not linked with librailyard_mpi"
-  run shim "${shim_args[@]}" "$linked"
+  run shim "${shim_args[@]}" "$linked" "${program_args[@]}"
   program=$linked
 else
-  run shim "${shim_args[@]}" -x LD_PRELOAD="${PRELOAD_FIRST:+$PRELOAD_FIRST:}$shim" "$plain"
+  run shim "${shim_args[@]}" -x LD_PRELOAD="${PRELOAD_FIRST:+$PRELOAD_FIRST:}$shim" "$plain" "${program_args[@]}"
   program=$plain
 fi
 
@@ -74,11 +86,21 @@ for collective in $expect; do
   }
 done
 
+IFS='@' read -r -a patterns <<<"${EXPECT_LOG:-}"
+for pattern in "${patterns[@]}"; do
+  grep -qE -- "$pattern" "$work/shim.err" || {
+    tail -n 20 "$work/shim.err" >&2
+    fail "no line of the shim run's stderr matches '$pattern'"
+  }
+done
+
 # mpirun has returned: nothing of the job may still run.
 sleep 0.2
 name=$(basename "$program" | cut -c1-15)
-if pgrep -x "$name" >/dev/null; then
-  pgrep -ax "$name" >&2
+# (Zombies are dead: their parent, gone with mpirun, cannot reap them.)
+left=$(ps -C "$name" -o pid=,stat= | awk '$2 !~ /^Z/' || true)
+if [[ -n $left ]]; then
+  echo "$left" >&2
   fail "processes of $program outlived mpirun"
 fi
 echo "ok: $ranks ranks, same results with and without the shim; carried: $expect"

@@ -1,0 +1,44 @@
+/* The MPI shim's edges, in a plain MPI program:
+ *   shim_edges_job pt2pt   never calls a collective: point-to-point around
+ *                          a ring, then MPI_Finalize (exit 0 when right).
+ *   shim_edges_job abort   the last rank calls MPI_Abort(3) while the others
+ *                          wait in a large MPI_Allreduce it never joins: the
+ *                          launcher must end every rank. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc > 1 && strcmp(argv[1], "abort") == 0) {
+    enum { kCount = 1 << 20 };
+    int* data = calloc(kCount, sizeof(int));
+    if (rank == size - 1) {
+      sleep(1);
+      fprintf(stderr, "rank %d: calling MPI_Abort\n", rank);
+      MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, data, kCount, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    fprintf(stderr, "rank %d: FAILED: the allreduce finished without the aborted rank\n", rank);
+    free(data);
+    MPI_Finalize();
+    return 1;
+  }
+  int token = rank == 0 ? 1 : 0;
+  if (rank == 0) {
+    MPI_Send(&token, 1, MPI_INT, 1 % size, 0, MPI_COMM_WORLD);
+    MPI_Recv(&token, 1, MPI_INT, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    printf("token %d after %d ranks\n", token, size);
+  } else {
+    MPI_Recv(&token, 1, MPI_INT, rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    ++token;
+    MPI_Send(&token, 1, MPI_INT, (rank + 1) % size, 0, MPI_COMM_WORLD);
+  }
+  MPI_Finalize();
+  return rank == 0 && token != size ? 1 : 0;
+}
