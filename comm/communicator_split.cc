@@ -105,8 +105,7 @@ Communicator Communicator::derive(int color, int key) const {
   return Communicator(std::move(group));
 }
 
-Communicator Communicator::create_group(std::span<const int> ranks,
-                                        const AgreeOnMax& agree) const {
+Communicator Communicator::create_group(std::span<const int> ranks, const AgreeOnMax& agree) const {
   std::vector<bool> listed(static_cast<std::size_t>(size()), false);
   auto group = std::make_shared<detail::Group>();
   group->world = group_->world;

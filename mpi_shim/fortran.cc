@@ -61,10 +61,10 @@ void set_error(MPI_Fint* ierror, int code) {
 namespace shim = railyard::mpi_shim;
 
 // Each Fortran spelling of `name`, as aliases of name_.
-#define RAILYARD_FORTRAN_SPELLINGS(name, upper, parameters)       \
-  void name parameters __attribute__((alias(#name "_")));         \
-  void name##__ parameters __attribute__((alias(#name "_")));     \
-  void upper parameters __attribute__((alias(#name "_")));        \
+#define RAILYARD_FORTRAN_SPELLINGS(name, upper, parameters)   \
+  void name parameters __attribute__((alias(#name "_")));     \
+  void name##__ parameters __attribute__((alias(#name "_"))); \
+  void upper parameters __attribute__((alias(#name "_")));    \
   void name##_f08_ parameters __attribute__((alias(#name "_")));
 
 extern "C" {
@@ -84,8 +84,8 @@ void mpi_init_thread_(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierror) 
 RAILYARD_FORTRAN_SPELLINGS(mpi_init_thread, MPI_INIT_THREAD,
                            (MPI_Fint * required, MPI_Fint* provided, MPI_Fint* ierror))
 
-void mpi_allreduce_(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype,
-                    MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierror) {
+void mpi_allreduce_(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op,
+                    MPI_Fint* comm, MPI_Fint* ierror) {
   shim::set_error(ierror, shim::allreduce(shim::c_buffer(sendbuf), shim::c_buffer(recvbuf), *count,
                                           PMPI_Type_f2c(*datatype), PMPI_Op_f2c(*op),
                                           PMPI_Comm_f2c(*comm), __builtin_return_address(0)));
@@ -106,9 +106,8 @@ RAILYARD_FORTRAN_SPELLINGS(mpi_reduce, MPI_REDUCE,
 
 void mpi_bcast_(void* buffer, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root, MPI_Fint* comm,
                 MPI_Fint* ierror) {
-  shim::set_error(ierror,
-                  shim::bcast(shim::c_buffer(buffer), *count, PMPI_Type_f2c(*datatype), *root,
-                              PMPI_Comm_f2c(*comm), __builtin_return_address(0)));
+  shim::set_error(ierror, shim::bcast(shim::c_buffer(buffer), *count, PMPI_Type_f2c(*datatype),
+                                      *root, PMPI_Comm_f2c(*comm), __builtin_return_address(0)));
 }
 RAILYARD_FORTRAN_SPELLINGS(mpi_bcast, MPI_BCAST,
                            (void* buffer, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root,
@@ -116,10 +115,10 @@ RAILYARD_FORTRAN_SPELLINGS(mpi_bcast, MPI_BCAST,
 
 void mpi_allgather_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
                     MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierror) {
-  shim::set_error(ierror, shim::allgather(shim::c_buffer(sendbuf), *sendcount,
-                                          PMPI_Type_f2c(*sendtype), shim::c_buffer(recvbuf),
-                                          *recvcount, PMPI_Type_f2c(*recvtype),
-                                          PMPI_Comm_f2c(*comm), __builtin_return_address(0)));
+  shim::set_error(ierror,
+                  shim::allgather(shim::c_buffer(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype),
+                                  shim::c_buffer(recvbuf), *recvcount, PMPI_Type_f2c(*recvtype),
+                                  PMPI_Comm_f2c(*comm), __builtin_return_address(0)));
 }
 RAILYARD_FORTRAN_SPELLINGS(mpi_allgather, MPI_ALLGATHER,
                            (void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
@@ -127,12 +126,11 @@ RAILYARD_FORTRAN_SPELLINGS(mpi_allgather, MPI_ALLGATHER,
                             MPI_Fint* ierror))
 
 void mpi_reduce_scatter_block_(void* sendbuf, void* recvbuf, MPI_Fint* recvcount,
-                               MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm,
-                               MPI_Fint* ierror) {
-  shim::set_error(ierror, shim::reduce_scatter_block(
-                              shim::c_buffer(sendbuf), shim::c_buffer(recvbuf), *recvcount,
-                              PMPI_Type_f2c(*datatype), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm),
-                              __builtin_return_address(0)));
+                               MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierror) {
+  shim::set_error(ierror,
+                  shim::reduce_scatter_block(shim::c_buffer(sendbuf), shim::c_buffer(recvbuf),
+                                             *recvcount, PMPI_Type_f2c(*datatype), PMPI_Op_f2c(*op),
+                                             PMPI_Comm_f2c(*comm), __builtin_return_address(0)));
 }
 RAILYARD_FORTRAN_SPELLINGS(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
                            (void* sendbuf, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* datatype,
@@ -140,10 +138,10 @@ RAILYARD_FORTRAN_SPELLINGS(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
 
 void mpi_alltoall_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
                    MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierror) {
-  shim::set_error(ierror, shim::alltoall(shim::c_buffer(sendbuf), *sendcount,
-                                         PMPI_Type_f2c(*sendtype), shim::c_buffer(recvbuf),
-                                         *recvcount, PMPI_Type_f2c(*recvtype),
-                                         PMPI_Comm_f2c(*comm), __builtin_return_address(0)));
+  shim::set_error(ierror,
+                  shim::alltoall(shim::c_buffer(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype),
+                                 shim::c_buffer(recvbuf), *recvcount, PMPI_Type_f2c(*recvtype),
+                                 PMPI_Comm_f2c(*comm), __builtin_return_address(0)));
 }
 RAILYARD_FORTRAN_SPELLINGS(mpi_alltoall, MPI_ALLTOALL,
                            (void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,

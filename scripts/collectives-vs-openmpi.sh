@@ -7,7 +7,7 @@
 #
 #   collectives-vs-openmpi.sh [--layout 2x1|2x2|1x4] [--operation allreduce]
 #       [--min 64k] [--max 64M] [--rounds 3] [--iters 20] [--rails 4]
-#       [--rate 1gbit] [--out DIR] [--build DIR]
+#       [--rate 1gbit] [--out DIR] [--build DIR] [--shim]
 #
 # Layouts: HOSTSxRANKS. 2x1 and 2x2 run on the two emulated hosts of
 # scripts/netns-rails.sh (root only; 4 rails shaped to --rate): railyard
@@ -18,16 +18,19 @@
 # 1x4 runs 4 ranks on this machine: railyard under railyard-run (shared
 # memory between ranks) against Open MPI over vader shared memory. Every
 # Open MPI run is launched with --bind-to none: both emulated hosts are this
-# machine, and bound ranks would share core 0.
+# machine, and bound ranks would share core 0. --shim adds one more subject:
+# the same MPI program as Open MPI's, with the railyard MPI shim preloaded
+# (librailyard_mpi.so, docs/mpi.md), which hands it railyard's collectives
+# from RAILYARD_MPI_MIN_BYTES up and Open MPI's below.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 
 layout=2x1 operation=allreduce min=64k max=64M rounds=3 iters=20 rails=4 rate=1gbit
-out=$root/build/collectives-vs-openmpi build=$root/build/release inside=0
+out=$root/build/collectives-vs-openmpi build=$root/build/release inside=0 shim=0
 
 usage() {
-  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
 }
 fail_usage() {
   echo "collectives-vs-openmpi.sh: $*" >&2
@@ -46,6 +49,7 @@ while (($#)); do
     --out) out=${2:-}; shift 2 ;;
     --build) build=${2:-}; shift 2 ;;
     --inside) inside=1; shift ;;
+    --shim) shim=1; shift ;;
     -h | --help) usage; exit 0 ;;
     *) fail_usage "unknown argument '$1' (see --help)" ;;
   esac
@@ -61,6 +65,10 @@ bench_mpi=$build/examples/railyard-bench-mpi
 for program in "$bench" "$bench_mpi" "$build/examples/railyard-mrail-bench" "$build/examples/railyard-run"; do
   [ -x "$program" ] || fail_usage "$program is missing: build first (cmake --build --preset release)"
 done
+shim_library=$build/mpi_shim/librailyard_mpi.so
+if ((shim)); then
+  [ -f "$shim_library" ] || fail_usage "$shim_library is missing: build first"
+fi
 hosts=${layout%x*} per_host=${layout#*x}
 ranks=$((hosts * per_host))
 sweep=("$operation" -b "$min" -e "$max" -f 2 -n "$iters" -w 5 -c 1)
@@ -74,7 +82,8 @@ if ((hosts == 2 && inside == 0)); then
   # Bounded: netns-rails.sh stops everything and removes the namespaces.
   exec "$here/netns-rails.sh" --rails "$rails" --rate "$rate" --timeout 3000 -- \
     "$0" --inside --layout "$layout" --operation "$operation" --min "$min" --max "$max" \
-    --rounds "$rounds" --iters "$iters" --rails "$rails" --rate "$rate" --out "$out" --build "$build"
+    --rounds "$rounds" --iters "$iters" --rails "$rails" --rate "$rate" --out "$out" --build "$build" \
+    $( ((shim)) && echo --shim)
 fi
 mkdir -p "$out/rounds"
 rm -f "$out"/rounds/*.csv
@@ -130,6 +139,9 @@ else
     --mca btl vader,self)
   subjects=(railyard vader)
 fi
+if ((shim)); then
+  subjects+=(shim)
+fi
 for ((round = 1; round <= rounds; round++)); do
   # The order of the subjects turns each round (railyard-mrail-bench showed
   # a subject measured late in a round runs slower).
@@ -141,6 +153,8 @@ for ((round = 1; round <= rounds; round++)); do
       han) run_subject "Open MPI han" "$round" "${openmpi[@]}" --mca coll_han_priority 100 \
         "$bench_mpi" "${sweep[@]}" ;;
       vader) run_subject "Open MPI vader" "$round" "${openmpi[@]}" "$bench_mpi" "${sweep[@]}" ;;
+      shim) run_subject "Open MPI + railyard shim" "$round" "${openmpi[@]}" \
+        -x LD_PRELOAD="$shim_library" "$bench_mpi" "${sweep[@]}" ;;
     esac
   done
 done

@@ -316,7 +316,8 @@ TEST(Communicator, CreateGroupRefusesListsItCannotForm) {
     const std::array<int, 1> outside{2};
     const std::array<int, 1> other{1 - world.rank()};
     for (const std::span<const int> list :
-         {std::span<const int>(twice), std::span<const int>(outside), std::span<const int>(other)}) {
+         {std::span<const int>(twice), std::span<const int>(outside),
+          std::span<const int>(other)}) {
       EXPECT_THROW((void)world.create_group(list, never), UsageError);
     }
     try {
