@@ -1,4 +1,4 @@
-#include "railyard/mpi_shim/collective_arguments.h"
+#include "railyard/mpi_shim/detail/collective_arguments.h"
 
 #include <fmt/format.h>
 

@@ -7,9 +7,9 @@
 #include <variant>
 
 #include "railyard/comm/collectives/collectives.h"
-#include "railyard/mpi_shim/blocking_collectives.h"
-#include "railyard/mpi_shim/collective_arguments.h"
-#include "railyard/mpi_shim/shim.h"
+#include "railyard/mpi_shim/detail/blocking_collectives.h"
+#include "railyard/mpi_shim/detail/collective_arguments.h"
+#include "railyard/mpi_shim/detail/shim.h"
 
 namespace railyard::mpi_shim {
 namespace {

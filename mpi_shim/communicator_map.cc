@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "railyard/common/detail/log.h"
-#include "railyard/mpi_shim/shim.h"
+#include "railyard/mpi_shim/detail/shim.h"
 
 namespace railyard::mpi_shim {
 

@@ -1,4 +1,4 @@
-#include "railyard/mpi_shim/error_codes.h"
+#include "railyard/mpi_shim/detail/error_codes.h"
 
 #include <exception>
 

@@ -10,8 +10,8 @@
 // forms stay with MPI in Fortran (docs/mpi.md says why).
 #include <mpi.h>
 
-#include "railyard/mpi_shim/blocking_collectives.h"
-#include "railyard/mpi_shim/shim.h"
+#include "railyard/mpi_shim/detail/blocking_collectives.h"
+#include "railyard/mpi_shim/detail/shim.h"
 
 // The sentinels' common blocks, in the spellings compilers give them; weak,
 // so a libmpi without one of them leaves it null.

@@ -4,7 +4,7 @@
 // MPI_Finalize itself is not intercepted.
 #include <mpi.h>
 
-#include "railyard/mpi_shim/shim.h"
+#include "railyard/mpi_shim/detail/shim.h"
 
 extern "C" {
 

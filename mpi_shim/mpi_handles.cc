@@ -1,4 +1,4 @@
-#include "railyard/mpi_shim/mpi_handles.h"
+#include "railyard/mpi_shim/detail/mpi_handles.h"
 
 #include <fmt/format.h>
 

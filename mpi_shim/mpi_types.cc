@@ -1,4 +1,4 @@
-#include "railyard/mpi_shim/mpi_types.h"
+#include "railyard/mpi_shim/detail/mpi_types.h"
 
 #include <fmt/format.h>
 

@@ -1,10 +1,10 @@
-#include "railyard/mpi_shim/pending_collectives.h"
+#include "railyard/mpi_shim/detail/pending_collectives.h"
 
 #include <utility>
 #include <vector>
 
 #include "railyard/common/detail/log.h"
-#include "railyard/mpi_shim/mpi_handles.h"
+#include "railyard/mpi_shim/detail/mpi_handles.h"
 
 namespace railyard::mpi_shim {
 

@@ -1,4 +1,4 @@
-#include "railyard/mpi_shim/shim.h"
+#include "railyard/mpi_shim/detail/shim.h"
 
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -8,7 +8,7 @@
 #include "railyard/comm/bootstrap/bootstrap_options.h"
 #include "railyard/comm/bootstrap/mpi_bootstrap.h"
 #include "railyard/common/detail/log.h"
-#include "railyard/mpi_shim/pending_collectives.h"
+#include "railyard/mpi_shim/detail/pending_collectives.h"
 
 namespace railyard::mpi_shim {
 namespace {

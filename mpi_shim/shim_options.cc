@@ -1,4 +1,4 @@
-#include "railyard/mpi_shim/shim_options.h"
+#include "railyard/mpi_shim/detail/shim_options.h"
 
 #include <fmt/format.h>
 

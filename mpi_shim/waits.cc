@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "railyard/mpi_shim/pending_collectives.h"
+#include "railyard/mpi_shim/detail/pending_collectives.h"
 
 namespace railyard::mpi_shim {
 namespace {

@@ -1,4 +1,4 @@
-#include "railyard/mpi_shim/world_collectives.h"
+#include "railyard/mpi_shim/detail/world_collectives.h"
 
 #include <fmt/format.h>
 

@@ -10,14 +10,16 @@ packages=(
   libfabric-dev libfabric-bin libhwloc-dev hwloc-nox libibverbs-dev librdmacm-dev
   # PMIx: how ranks under mpirun or srun find each other
   libpmix-dev
-  # MPI (the PMPI shim and the Open MPI baseline benchmarks)
-  openmpi-bin libopenmpi-dev
+  # MPI (the PMPI shim and the Open MPI baseline benchmarks); Fortran for the
+  # shim's Fortran tests
+  openmpi-bin libopenmpi-dev gfortran
   # libraries
   libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
-  # plots of railyard-bench results (scripts/plot-busbw.py)
-  gnuplot-nox python3
+  # plots of railyard-bench results (scripts/plot-busbw.py); the C API's
+  # Python example (ctypes and numpy)
+  gnuplot-nox python3 python3-numpy
   # emulated multi-NIC hosts (ip netns, veth, tc)
   iproute2 procps
   # house style

@@ -18,7 +18,7 @@ echo "--- installed headers"
 # Every header outside a detail/ folder is public and installed; nothing under
 # detail/ is. Each installed header compiles on its own.
 source_root=$(cd "$here/../.." && pwd)
-expected=$(cd "$source_root" && find common transports topology comm mpi_shim -name '*.h' \
+expected=$(cd "$source_root" && find common transports topology comm c_api mpi_shim -name '*.h' \
   -not -path '*/detail/*' | sort)
 installed=$(cd "$prefix/include/railyard" && find . -name '*.h' | sed 's#^\./##' | sort)
 if [ "$expected" != "$installed" ]; then
@@ -38,6 +38,10 @@ for header in $installed; do
     c++ -std=c++20 -fsyntax-only -x c++ -I"$prefix/include" $fabric_cflags - ||
     { echo "installed header railyard/$header does not compile on its own"; exit 1; }
 done
+# The C API is C99: it compiles as C, strictly, too.
+echo "#include <railyard/c_api/railyard.h>" |
+  cc -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only -x c -I"$prefix/include" - ||
+  { echo "installed header railyard/c_api/railyard.h is not C99"; exit 1; }
 echo "$(echo "$installed" | wc -l) public headers installed, none internal, each self-contained"
 
 echo "--- find_package(railyard)"

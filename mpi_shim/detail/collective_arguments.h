@@ -8,7 +8,7 @@
 #include <variant>
 
 #include "railyard/comm/collectives/collectives.h"
-#include "railyard/mpi_shim/mpi_types.h"
+#include "railyard/mpi_shim/detail/mpi_types.h"
 
 namespace railyard::mpi_shim {
 

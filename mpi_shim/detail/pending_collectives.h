@@ -19,7 +19,7 @@
 #include <span>
 
 #include "railyard/comm/request.h"
-#include "railyard/mpi_shim/error_codes.h"
+#include "railyard/mpi_shim/detail/error_codes.h"
 
 namespace railyard::mpi_shim {
 

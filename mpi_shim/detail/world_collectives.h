@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "railyard/comm/bootstrap/mpi_bootstrap.h"
-#include "railyard/mpi_shim/mpi_handles.h"
+#include "railyard/mpi_shim/detail/mpi_handles.h"
 
 namespace railyard::mpi_shim {
 

@@ -19,11 +19,11 @@
 #include <variant>
 
 #include "railyard/comm/communicator.h"
-#include "railyard/mpi_shim/error_codes.h"
-#include "railyard/mpi_shim/mpi_handles.h"
-#include "railyard/mpi_shim/mpi_types.h"
-#include "railyard/mpi_shim/shim_options.h"
-#include "railyard/mpi_shim/world_collectives.h"
+#include "railyard/mpi_shim/detail/error_codes.h"
+#include "railyard/mpi_shim/detail/mpi_handles.h"
+#include "railyard/mpi_shim/detail/mpi_types.h"
+#include "railyard/mpi_shim/detail/shim_options.h"
+#include "railyard/mpi_shim/detail/world_collectives.h"
 
 namespace railyard::mpi_shim {
 
