@@ -51,7 +51,7 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
   const auto reduction = reduction_arguments(datatype, op, count);
   const rc::Communicator* target =
       shim.route(MpiCollective::kReduce, "MPI_Reduce", comm, reduction.bytes, call_site);
-  if (target == nullptr || !valid_root(*target, root)) {
+  if (target == nullptr || !valid_reduce(*target, root, sendbuf)) {
     return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
   }
   return carried(shim, comm, "MPI_Reduce", [&] {

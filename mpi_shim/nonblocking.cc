@@ -58,7 +58,7 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
   const auto reduction = shim_args::reduction_arguments(datatype, op, count);
   const rc::Communicator* target = shim.route(MpiCollective::kReduce, "MPI_Ireduce", comm,
                                               reduction.bytes, __builtin_return_address(0));
-  if (target == nullptr || !shim_args::valid_root(*target, root)) {
+  if (target == nullptr || !shim_args::valid_reduce(*target, root, sendbuf)) {
     return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
   }
   return shim_args::started(shim, comm, "MPI_Ireduce", request, [&] {

@@ -85,18 +85,27 @@ class Tracked {
 };
 
 // The array forms' answer when some of ours failed: each status's error
-// and MPI_ERR_IN_STATUS (MPI-3.1 section 3.7.5).
+// and MPI_ERR_IN_STATUS (MPI-3.1 section 3.7.5). The statuses of MPI's own
+// requests keep what PMPI set; when PMPI reported success it set none, so
+// theirs get MPI_SUCCESS.
 int with_errors(const Tracked& tracked, std::span<const int> completed, MPI_Status* statuses,
                 int rc) {
   bool failed = false;
-  for (std::size_t k = 0; k < completed.size(); ++k) {
-    const int code = tracked.code(static_cast<std::size_t>(completed[k]));
-    failed = failed || code != MPI_SUCCESS;
-    if (statuses != MPI_STATUSES_IGNORE) {
-      statuses[k].MPI_ERROR = code;  // NOLINT: MPI's status array
+  for (const int index : completed) {
+    failed = failed || tracked.code(static_cast<std::size_t>(index)) != MPI_SUCCESS;
+  }
+  if (!failed) {
+    return rc;
+  }
+  if (statuses != MPI_STATUSES_IGNORE) {
+    for (std::size_t k = 0; k < completed.size(); ++k) {
+      const int code = tracked.code(static_cast<std::size_t>(completed[k]));
+      if (code != MPI_SUCCESS || rc == MPI_SUCCESS) {
+        statuses[k].MPI_ERROR = code;  // NOLINT: MPI's status array
+      }
     }
   }
-  return failed ? MPI_ERR_IN_STATUS : rc;
+  return MPI_ERR_IN_STATUS;
 }
 
 std::vector<int> first_n(int count) {

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <utility>
 
+#include "railyard/comm/errors.h"
 #include "railyard/common/detail/log.h"
 
 namespace railyard::mpi_shim {
@@ -35,7 +36,7 @@ std::unique_ptr<comm::MpiCollectives> bootstrap_view(
   return std::make_unique<SharedView>(std::move(collectives));
 }
 
-WorldCollectives::WorldCollectives() : comm_(MPI_COMM_WORLD) {
+WorldCollectives::WorldCollectives(MPI_Comm parent) : comm_(parent) {
   check_mpi(PMPI_Comm_rank(comm_.get(), &rank_), "MPI_Comm_rank");
   check_mpi(PMPI_Comm_size(comm_.get(), &size_), "MPI_Comm_size");
 }
@@ -55,7 +56,8 @@ std::vector<comm::Blob> WorldCollectives::allgather(std::span<const std::byte> m
   const std::vector<int> states = exchange_states(kWell, static_cast<int>(mine.size()));
   for (int other = 0; other < size_; ++other) {
     if (states[static_cast<std::size_t>(other) * 2] != kWell) {
-      throw Error(fmt::format("rank {} could not build its part of the railyard world", other));
+      throw comm::RemoteError(
+          other, fmt::format("rank {} could not build its part of the railyard world", other));
     }
   }
   std::vector<int> lengths(static_cast<std::size_t>(size_));
@@ -101,6 +103,6 @@ void WorldCollectives::fail_rounds() noexcept {
   }
 }
 
-void WorldCollectives::abort(int code) noexcept { PMPI_Abort(MPI_COMM_WORLD, code); }
+void WorldCollectives::abort(int code) noexcept { PMPI_Abort(comm_.get(), code); }
 
 }  // namespace railyard::mpi_shim

@@ -33,6 +33,13 @@ struct ReductionArguments {
   return root >= 0 && root < target.size();
 }
 
+// Whether a reduce's arguments are railyard's to take at this rank:
+// MPI_IN_PLACE is the root's alone (elsewhere MPI reports it).
+[[nodiscard]] inline bool valid_reduce(const comm::Communicator& target, int root,
+                                       const void* sendbuf) noexcept {
+  return valid_root(target, root) && (sendbuf != MPI_IN_PLACE || target.rank() == root);
+}
+
 // A send buffer as railyard takes it: MPI_IN_PLACE is kInPlace.
 [[nodiscard]] inline const void* input(const void* sendbuf) noexcept {
   return sendbuf == MPI_IN_PLACE ? comm::kInPlace : sendbuf;

@@ -1,5 +1,6 @@
-// The bootstrap's view of MPI_COMM_WORLD for the shim: its allgathers, on a
-// communicator of the shim's own, in rounds that also say whether every
+// The bootstrap's view of an MPI communicator (MPI_COMM_WORLD for the
+// shim's world, any for railyard_comm_init_mpi): its allgathers, on a
+// duplicate of the shim's own, in rounds that also say whether every
 // rank is still building. A rank that fails to build its part of the
 // railyard world (its rails would not open, say) must not leave the others
 // waiting in an MPI collective it will never call: it calls fail_rounds(),
@@ -23,14 +24,15 @@ namespace railyard::mpi_shim {
 // build leaves it behind for fail_rounds().
 class WorldCollectives {
  public:
-  // Duplicates MPI_COMM_WORLD. Throws MpiError.
-  WorldCollectives();
+  // Duplicates `parent` (MPI_COMM_WORLD for the shim's world). Throws
+  // MpiError.
+  explicit WorldCollectives(MPI_Comm parent = MPI_COMM_WORLD);
 
   [[nodiscard]] int rank() const noexcept { return rank_; }
   [[nodiscard]] int size() const noexcept { return size_; }
   // One round: every rank's length and state, then (when all are well)
-  // their bytes. Throws Error when a rank reports a failure (naming it) or
-  // MPI is down, MpiError when an MPI call fails.
+  // their bytes. Throws RemoteError naming a rank that reports a failure,
+  // Error when MPI is down, MpiError when an MPI call fails.
   [[nodiscard]] std::vector<comm::Blob> allgather(std::span<const std::byte> mine);
   void abort(int code) noexcept;
 

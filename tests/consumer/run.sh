@@ -32,10 +32,14 @@ if find "$prefix/include" -path '*/detail*' | grep -q .; then
   exit 1
 fi
 fabric_cflags=$(pkg-config --cflags libfabric)
+# The MPI shim's header includes mpi.h.
+mpi_cflags=$(mpicc --showme:compile 2>/dev/null || true)
 for header in $installed; do
+  extra=""
+  [[ $header == mpi_shim/* ]] && extra=$mpi_cflags
   # shellcheck disable=SC2086
   echo "#include <railyard/$header>" |
-    c++ -std=c++20 -fsyntax-only -x c++ -I"$prefix/include" $fabric_cflags - ||
+    c++ -std=c++20 -fsyntax-only -x c++ -I"$prefix/include" $fabric_cflags $extra - ||
     { echo "installed header railyard/$header does not compile on its own"; exit 1; }
 done
 # The C API is C99: it compiles as C, strictly, too.

@@ -3,7 +3,13 @@
  *                          a ring, then MPI_Finalize (exit 0 when right).
  *   shim_edges_job abort   the last rank calls MPI_Abort(3) while the others
  *                          wait in a large MPI_Allreduce it never joins: the
- *                          launcher must end every rank. */
+ *                          launcher must end every rank.
+ *   shim_edges_job mismatch
+ *                          with MPI_ERRORS_RETURN, rank 0 gives a large
+ *                          MPI_Allreduce one element more than the others:
+ *                          every rank must get an error code back (run with
+ *                          RAILYARD_TIMEOUT set), whose text MPI_Error_string
+ *                          gives (exit 0 when all did). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +34,23 @@ int main(int argc, char** argv) {
     free(data);
     MPI_Finalize();
     return 1;
+  }
+  if (argc > 1 && strcmp(argv[1], "mismatch") == 0) {
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    enum { kCount = 100000 };
+    int* data = calloc(kCount + 1, sizeof(int));
+    const int rc = MPI_Allreduce(MPI_IN_PLACE, data, kCount + (rank == 0), MPI_INT, MPI_SUM,
+                                 MPI_COMM_WORLD);
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(rc, text, &length);
+    fprintf(stderr, "rank %d: MPI_Allreduce returned %d: %s\n", rank, rc, text);
+    free(data);
+    int failed = rc != MPI_SUCCESS, all_failed = 0;
+    MPI_Allreduce(&failed, &all_failed, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (rank == 0) printf("every rank got an error: %s\n", all_failed ? "yes" : "no");
+    MPI_Finalize();
+    return all_failed ? 0 : 1;
   }
   int token = rank == 0 ? 1 : 0;
   if (rank == 0) {
