@@ -18,7 +18,11 @@
 # 1x4 runs 4 ranks on this machine: railyard under railyard-run (shared
 # memory between ranks) against Open MPI over vader shared memory. Every
 # Open MPI run is launched with --bind-to none: both emulated hosts are this
-# machine, and bound ranks would share core 0. --shim adds one more subject:
+# machine, and bound ranks would share core 0; when the job has more ranks
+# than the machine has cores (2x2 on 2 cores), Open MPI's ranks and
+# railyard's are told to yield while they poll (mpi_yield_when_idle,
+# RAILYARD_SPIN_YIELD=on), as each would on one host it knew was
+# oversubscribed. --shim adds one more subject:
 # the same MPI program as Open MPI's, with the railyard MPI shim preloaded
 # (librailyard_mpi.so, docs/mpi.md), which hands it railyard's collectives
 # from RAILYARD_MPI_MIN_BYTES up and Open MPI's below.
@@ -30,7 +34,7 @@ layout=2x1 operation=allreduce min=64k max=64M rounds=3 iters=20 rails=4 rate=1g
 out=$root/build/collectives-vs-openmpi build=$root/build/release inside=0 shim=0
 
 usage() {
-  sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
 }
 fail_usage() {
   echo "collectives-vs-openmpi.sh: $*" >&2
@@ -108,6 +112,7 @@ run_subject() {
 }
 
 reference_mbps=""
+railyard_yield=()
 if ((hosts == 2)); then
   agent=$here/mpirun-netns-agent.sh
   subnets=$RAILYARD_RAIL_SUBNETS first_subnet=${RAILYARD_RAIL_SUBNETS%%,*}
@@ -117,6 +122,15 @@ if ((hosts == 2)); then
   btl=tcp,self
   ((per_host > 1)) && btl=tcp,vader,self
   openmpi=("${mpirun_netns[@]}" --mca pml ob1 --mca btl "$btl" --mca btl_tcp_if_include "$subnets")
+  # Both emulated hosts are this machine: with more ranks than cores, Open
+  # MPI's ranks must yield while they poll, as railyard's do (each host's
+  # daemon sees its own slots and would not know); else every small
+  # collective waits for scheduler ticks (4-8 ms at 2x2 on 2 cores).
+  # railyard's ranks count the cores per emulated host too: they are told.
+  if ((ranks > $(nproc))); then
+    openmpi+=(--mca mpi_yield_when_idle 1)
+    railyard_yield=(-x RAILYARD_SPIN_YIELD=on)
+  fi
   echo "collectives-vs-openmpi.sh: the rails' parallel-TCP reference (railyard-mrail-bench)" >&2
   "$build/examples/railyard-mrail-bench" --compare parallel --policies fixed --sizes 16m \
     --rounds "$rounds" --json "$out/reference.json" >"$out/reference.log" 2>&1 ||
@@ -128,7 +142,7 @@ for s in json.load(open(sys.argv[1]))['subjects']:
         print(s['results'][-1]['bandwidth_MBps'])" "$out/reference.json" 2>/dev/null || true)
   printf 'reference: railyard-mrail-bench --compare parallel --policies fixed --sizes 16m --rounds %s (%s rails at %s)\n' \
     "$rounds" "$rails" "$rate" >>"$launches"
-  railyard_launch=("${mpirun_netns[@]}")
+  railyard_launch=("${mpirun_netns[@]}" "${railyard_yield[@]}")
   subjects=(railyard tuned han)
   if ((per_host == 1)); then
     subjects=(railyard tuned)
@@ -154,7 +168,7 @@ for ((round = 1; round <= rounds; round++)); do
         "$bench_mpi" "${sweep[@]}" ;;
       vader) run_subject "Open MPI vader" "$round" "${openmpi[@]}" "$bench_mpi" "${sweep[@]}" ;;
       shim) run_subject "Open MPI + railyard shim" "$round" "${openmpi[@]}" \
-        -x LD_PRELOAD="$shim_library" "$bench_mpi" "${sweep[@]}" ;;
+        "${railyard_yield[@]}" -x LD_PRELOAD="$shim_library" "$bench_mpi" "${sweep[@]}" ;;
     esac
   done
 done

@@ -63,7 +63,9 @@ World::World(std::unique_ptr<Bootstrap> bootstrap, CommunicatorOptions options,
   host_ = host_peers(cards, rank());
   host_index_ = host_indexes(cards);
   auto endpoint_options = mrail::Options::from_environment(rails_for_rank(cards, host_));
-  endpoint_options.wait.yield_while_spinning = oversubscribed(cards, host_);
+  if (!endpoint_options.wait.yield_given) {
+    endpoint_options.wait.yield_while_spinning = oversubscribed(cards, host_);
+  }
   endpoint_options.host_rail =
       host_rail_for(options_.shared_memory, host_, cards[static_cast<std::size_t>(rank())].host);
   steps.mark("rail mapping");

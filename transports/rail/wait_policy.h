@@ -23,8 +23,14 @@ struct WaitPolicy {
   // once. Off: a yield is a system call on every poll, needless when every
   // rank has a core of its own. The Communicator sets it (comm/detail/world.cc).
   bool yield_while_spinning = false;
+  // Whether yield_while_spinning was given (RAILYARD_SPIN_YIELD on or off)
+  // rather than left to the Communicator's count of ranks and cores (auto).
+  // Emulated hosts that share one machine's cores need it: each counts only
+  // its own ranks.
+  bool yield_given = false;
 
-  // spin from RAILYARD_SPIN_US (0 to 1000000), max_block default.
+  // spin from RAILYARD_SPIN_US (0 to 1000000), yield from
+  // RAILYARD_SPIN_YIELD (auto, on, off), max_block default.
   [[nodiscard]] static WaitPolicy from_environment();
 };
 
