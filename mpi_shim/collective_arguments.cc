@@ -28,7 +28,7 @@ std::variant<std::size_t, Declined> block_bytes(const void* sendbuf, int sendcou
   if (sendbuf == MPI_IN_PLACE || std::holds_alternative<Declined>(received)) {
     return received;
   }
-  const auto sent = dense_bytes(sendtype, sendcount);
+  auto sent = dense_bytes(sendtype, sendcount);
   if (std::holds_alternative<Declined>(sent)) {
     return sent;
   }

@@ -51,16 +51,16 @@ const comm::Communicator* Shim::choose(MpiCollective which, const char* call, MP
 }
 
 const Shim::CommEntry& Shim::entry_for(MPI_Comm comm) {
-  static const CommEntry kNull{std::nullopt, "MPI_COMM_NULL (MPI reports it)"};
-  static const CommEntry kSelf{std::nullopt, "MPI_COMM_SELF, a communicator of one rank"};
+  static const CommEntry null_entry{std::nullopt, "MPI_COMM_NULL (MPI reports it)"};
+  static const CommEntry self_entry{std::nullopt, "MPI_COMM_SELF, a communicator of one rank"};
   if (comm == MPI_COMM_WORLD || !world_) {
     return world_entry_;
   }
   if (comm == MPI_COMM_NULL) {
-    return kNull;
+    return null_entry;
   }
   if (comm == MPI_COMM_SELF) {
-    return kSelf;
+    return self_entry;
   }
   void* value = nullptr;
   int found = 0;

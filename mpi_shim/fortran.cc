@@ -13,6 +13,12 @@
 #include "railyard/mpi_shim/detail/blocking_collectives.h"
 #include "railyard/mpi_shim/detail/shim.h"
 
+// Every name in this file is fixed by the Fortran ABI (gfortran's and other
+// compilers' spellings, some with two underscores), and every argument is
+// a pointer because Fortran passes by reference, as MPI's Fortran bindings
+// declare them.
+// NOLINTBEGIN(readability-identifier-naming,bugprone-reserved-identifier,readability-non-const-parameter)
+
 // The sentinels' common blocks, in the spellings compilers give them; weak,
 // so a libmpi without one of them leaves it null.
 extern "C" {
@@ -154,3 +160,5 @@ void mpi_barrier_(MPI_Fint* comm, MPI_Fint* ierror) {
 RAILYARD_FORTRAN_SPELLINGS(mpi_barrier, MPI_BARRIER, (MPI_Fint * comm, MPI_Fint* ierror))
 
 }  // extern "C"
+
+// NOLINTEND(readability-identifier-naming,bugprone-reserved-identifier,readability-non-const-parameter)

@@ -59,7 +59,7 @@ void PendingCollectives::complete(Pending& pending, bool failed) {
 
 int PendingCollectives::step(std::span<const MPI_Request> requests) {
   int running = 0;
-  for (const MPI_Request request : requests) {
+  for (MPI_Request request : requests) {
     Pending* pending = find(request);
     if (pending == nullptr || pending->done) {
       continue;
@@ -91,7 +91,7 @@ void PendingCollectives::finish(MPI_Request request) {
 }
 
 void PendingCollectives::finish_all(std::span<const MPI_Request> requests) {
-  for (const MPI_Request request : requests) {
+  for (MPI_Request request : requests) {
     finish(request);
   }
 }

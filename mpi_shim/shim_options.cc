@@ -15,6 +15,7 @@ constexpr const char* kCollectivesVariable = "RAILYARD_MPI_COLLECTIVES";
 
 std::string expected_collectives() {
   std::vector<std::string> names;
+  names.reserve(kAllMpiCollectives.size());
   for (const MpiCollective collective : kAllMpiCollectives) {
     names.emplace_back(to_string(collective));
   }

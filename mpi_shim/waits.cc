@@ -44,7 +44,7 @@ class Tracked {
   explicit Tracked(std::span<const MPI_Request> requests)
       : handles_(requests.begin(), requests.end()), codes_(requests.size(), MPI_SUCCESS) {
     const PendingCollectives& pending = PendingCollectives::instance();
-    for (const MPI_Request request : handles_) {
+    for (MPI_Request request : handles_) {
       if (request == MPI_REQUEST_NULL) {
         continue;
       }
@@ -140,7 +140,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   if (pending.none() || !pending.ours(*request)) {
     return PMPI_Wait(request, status);
   }
-  const MPI_Request handle = *request;
+  MPI_Request handle = *request;  // NOLINT(misc-const-correctness): a handle, not const data
   pending.finish(handle);
   const int code = pending.code_of(handle);  // before PMPI frees it
   return railyard::mpi_shim::single_result(code, status, PMPI_Wait(request, status));
@@ -151,7 +151,7 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   if (pending.none() || !pending.ours(*request)) {
     return PMPI_Test(request, flag, status);
   }
-  const MPI_Request handle = *request;
+  MPI_Request handle = *request;  // NOLINT(misc-const-correctness): a handle, not const data
   (void)pending.step(std::span(&handle, 1));
   const int code = pending.code_of(handle);
   const int rc = PMPI_Test(request, flag, status);

@@ -71,7 +71,12 @@ def main():
     build, layers = sys.argv[1], re.compile(sys.argv[2])
     root = os.path.realpath(os.path.join(os.path.dirname(__file__), ".."))
     with open(os.path.join(build, "compile_commands.json"), encoding="utf-8") as f:
-        entries = [e for e in json.load(f) if layers.search(e["file"])]
+        # C and C++ units only: the build also compiles Fortran test programs.
+        entries = [
+            e
+            for e in json.load(f)
+            if layers.search(e["file"]) and e["file"].endswith((".c", ".cc", ".cpp"))
+        ]
     units = sorted({os.path.realpath(e["file"]) for e in entries})
 
     def everything(why):

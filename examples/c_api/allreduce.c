@@ -17,30 +17,42 @@ static double now_seconds(void) {
 
 /* Prints the failure of `what` and returns 1 when `result` is one. */
 static int failed(railyard_result_t result, const char* what) {
-  if (result == RAILYARD_SUCCESS) return 0;
+  if (result == RAILYARD_SUCCESS) {
+    return 0;
+  }
   fprintf(stderr, "%s failed: %s (%s)\n", what, railyard_strerror(result), railyard_last_error());
   return 1;
 }
 
 int main(void) {
-  railyard_comm_t comm;
-  if (failed(railyard_comm_init(&comm), "railyard_comm_init")) return 1;
-  int rank = 0, size = 0;
+  railyard_comm_t comm = NULL;
+  if (failed(railyard_comm_init(&comm), "railyard_comm_init")) {
+    return 1;
+  }
+  int rank = 0;
+  int size = 0;
   railyard_comm_rank(comm, &rank);
   railyard_comm_size(comm, &size);
   int wrong = 0;
   for (size_t count = 1; count <= (size_t)1 << 20 && !wrong; count *= 32) {
     float* data = malloc(count * sizeof(float));
     float* sums = malloc(count * sizeof(float));
-    if (data == NULL || sums == NULL) return 1;
-    for (size_t i = 0; i < count; ++i) data[i] = (float)(rank + 1) * (float)(i % 7);
+    if (data == NULL || sums == NULL) {
+      free(data);
+      free(sums);
+      railyard_comm_destroy(comm);
+      return 1;
+    }
+    for (size_t i = 0; i < count; ++i) {
+      data[i] = (float)(rank + 1) * (float)(i % 7);
+    }
     double start = now_seconds();
     wrong |= failed(railyard_allreduce(data, sums, count, RAILYARD_FLOAT32, RAILYARD_SUM, comm),
                     "railyard_allreduce");
     double took = now_seconds() - start;
-    wrong |= failed(railyard_allreduce(RAILYARD_IN_PLACE, data, count, RAILYARD_FLOAT32,
-                                       RAILYARD_SUM, comm),
-                    "railyard_allreduce in place");
+    wrong |= failed(
+        railyard_allreduce(RAILYARD_IN_PLACE, data, count, RAILYARD_FLOAT32, RAILYARD_SUM, comm),
+        "railyard_allreduce in place");
     /* Small integers in floats: the sums are exact in any order. */
     const float ranks_sum = (float)size * (float)(size + 1) / 2.0f;
     for (size_t i = 0; i < count && !wrong; ++i) {

@@ -30,6 +30,7 @@ void run_c_ranks(int size, const std::function<void(int, railyard_comm_t)>& body
   railyard_unique_id_t id;
   ASSERT_RY(railyard_get_unique_id(&id));
   std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(size));
   for (int rank = 0; rank < size; ++rank) {
     threads.emplace_back([&, rank] {
       railyard_comm_t comm = nullptr;
@@ -81,7 +82,7 @@ TEST(CApi, EveryCollectiveAndItsNonBlockingForm) {
   run_c_ranks(kSize, [&](int rank, railyard_comm_t comm) {
     std::vector<std::int64_t> mine(kCount * kSize);
     for (std::size_t i = 0; i < mine.size(); ++i) {
-      mine[i] = rank * 100000 + static_cast<std::int64_t>(i);
+      mine[i] = std::int64_t{rank} * 100000 + static_cast<std::int64_t>(i);
     }
     std::vector<std::int64_t> gathered(kCount * kSize);
     std::vector<std::int64_t> exchanged(kCount * kSize);
@@ -89,7 +90,7 @@ TEST(CApi, EveryCollectiveAndItsNonBlockingForm) {
     std::vector<std::int64_t> reduced(kCount);
     std::array<railyard_request_t, 5> requests{};
     ASSERT_RY(railyard_iallgather(mine.data(), gathered.data(), kCount, RAILYARD_INT64, comm,
-                                  &requests[0]));
+                                  requests.data()));
     ASSERT_RY(railyard_ialltoall(mine.data(), exchanged.data(), kCount, RAILYARD_INT64, comm,
                                  &requests[1]));
     ASSERT_RY(railyard_ireduce_scatter(mine.data(), scattered.data(), kCount, RAILYARD_INT64,
@@ -110,12 +111,14 @@ TEST(CApi, EveryCollectiveAndItsNonBlockingForm) {
     for (int r = 0; r < kSize; ++r) {
       for (std::size_t i = 0; i < kCount; ++i) {
         const std::size_t at = static_cast<std::size_t>(r) * kCount + i;
-        ASSERT_EQ(gathered[at], r * 100000 + static_cast<std::int64_t>(i));
-        ASSERT_EQ(exchanged[at], r * 100000 + static_cast<std::int64_t>(rank * kCount + i));
+        ASSERT_EQ(gathered[at], std::int64_t{r} * 100000 + static_cast<std::int64_t>(i));
+        ASSERT_EQ(exchanged[at],
+                  std::int64_t{r} * 100000 + static_cast<std::int64_t>(rank * kCount + i));
       }
     }
     for (std::size_t i = 0; i < kCount; ++i) {
-      ASSERT_EQ(scattered[i], (kSize - 1) * 100000 + static_cast<std::int64_t>(rank * kCount + i));
+      ASSERT_EQ(scattered[i],
+                std::int64_t{kSize - 1} * 100000 + static_cast<std::int64_t>(rank * kCount + i));
       if (rank == 0) {
         ASSERT_EQ(reduced[i], static_cast<std::int64_t>(i));
       }
@@ -144,7 +147,7 @@ TEST(CApi, PointToPointSplitAndStatus) {
       EXPECT_EQ(status.tag, 9);
       EXPECT_EQ(std::string(got.data(), status.bytes), "from " + std::to_string(rank + 2));
     }
-    railyard_comm_t none = reinterpret_cast<railyard_comm_t>(&me);  // overwritten with NULL
+    auto* none = reinterpret_cast<railyard_comm_t>(&me);  // overwritten with NULL
     EXPECT_RY(railyard_comm_split(comm, rank == 3 ? RAILYARD_UNDEFINED : 0, 0, &none));
     EXPECT_EQ(none == nullptr, rank == 3);
     EXPECT_RY(railyard_comm_destroy(none));

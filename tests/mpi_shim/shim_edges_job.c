@@ -18,7 +18,8 @@
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rank, size;
+  int rank = 0;
+  int size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc > 1 && strcmp(argv[1], "abort") == 0) {
@@ -39,16 +40,19 @@ int main(int argc, char** argv) {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     enum { kCount = 100000 };
     int* data = calloc(kCount + 1, sizeof(int));
-    const int rc = MPI_Allreduce(MPI_IN_PLACE, data, kCount + (rank == 0), MPI_INT, MPI_SUM,
-                                 MPI_COMM_WORLD);
+    const int rc =
+        MPI_Allreduce(MPI_IN_PLACE, data, kCount + (rank == 0), MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     char text[MPI_MAX_ERROR_STRING];
     int length = 0;
     MPI_Error_string(rc, text, &length);
     fprintf(stderr, "rank %d: MPI_Allreduce returned %d: %s\n", rank, rc, text);
     free(data);
-    int failed = rc != MPI_SUCCESS, all_failed = 0;
+    int failed = rc != MPI_SUCCESS;
+    int all_failed = 0;
     MPI_Allreduce(&failed, &all_failed, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (rank == 0) printf("every rank got an error: %s\n", all_failed ? "yes" : "no");
+    if (rank == 0) {
+      printf("every rank got an error: %s\n", all_failed ? "yes" : "no");
+    }
     MPI_Finalize();
     return all_failed ? 0 : 1;
   }

@@ -3,8 +3,10 @@
 // what was expected.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
 #include <limits>
+#include <tuple>
 
 #include "railyard/common/detail/local_rank.h"
 #include "railyard/common/error.h"
@@ -12,6 +14,7 @@
 #include "railyard/transports/mrail/options.h"
 #include "railyard/transports/mrail/policy_table.h"
 #include "railyard/transports/mrail/rail_addresses.h"
+#include "railyard/transports/rail/wait_policy.h"
 #include "scoped_env.h"
 
 namespace railyard::mrail {
@@ -236,7 +239,21 @@ INSTANTIATE_TEST_SUITE_P(
         BadVariable{"RAILYARD_UNEXPECTED_PEER_BYTES", "lots", "expected a byte count"},
         BadVariable{"RAILYARD_UNEXPECTED_BYTES", "1q", "expected a byte count"},
         BadVariable{"RAILYARD_BACKGROUND_PROGRESS", "2", "expected an integer from 0 to 1"},
-        BadVariable{"RAILYARD_SPIN_US", "-5", "expected an integer from 0 to 1000000"}));
+        BadVariable{"RAILYARD_SPIN_US", "-5", "expected an integer from 0 to 1000000"},
+        BadVariable{"RAILYARD_SPIN_YIELD", "sometimes", "expected auto, on or off"}));
+
+TEST(EndpointOptions, SpinYieldIsForcedOrLeftToTheCommunicator) {
+  const std::array<std::tuple<const char*, bool, bool>, 4> cases{{{nullptr, false, false},
+                                                                  {"auto", false, false},
+                                                                  {"ON", true, true},
+                                                                  {" off ", false, true}}};
+  for (const auto& [value, yields, given] : cases) {
+    testing::ScopedEnv yield("RAILYARD_SPIN_YIELD", value);
+    const WaitPolicy policy = WaitPolicy::from_environment();
+    EXPECT_EQ(policy.yield_while_spinning, yields) << (value != nullptr ? value : "unset");
+    EXPECT_EQ(policy.yield_given, given) << (value != nullptr ? value : "unset");
+  }
+}
 
 TEST(EndpointOptions, BudgetsAndBackgroundProgressComeFromTheEnvironment) {
   {
