@@ -4,6 +4,8 @@
 # non-zero status, and leave no process behind.
 #   abort_job.sh MPIRUN SHIM_LIBRARY PROGRAM   (PRELOAD_FIRST as run_shim_job.sh)
 set -euo pipefail
+# shellcheck source=job_processes.sh
+source "$(dirname "$0")/job_processes.sh"
 mpirun=$1 shim=$2 program=$3
 status=0
 output=$(timeout 120 "$mpirun" -np 3 --oversubscribe --allow-run-as-root --bind-to none \
@@ -21,10 +23,7 @@ echo "$output" | grep -q "railyard carries" || fail "the shim was not active"
 if echo "$output" | grep -q "FAILED"; then
   fail "a rank went on after MPI_Abort"
 fi
-sleep 0.2
-name=$(basename "$program" | cut -c1-15)
-# (Zombies are dead: their parent, gone with mpirun, cannot reap them.)
-left=$(ps -C "$name" -o pid=,stat= | awk '$2 !~ /^Z/' || true)
+left=$(live_processes "$program")
 if [[ -n $left ]]; then
   echo "$left" >&2
   fail "ranks outlived MPI_Abort"

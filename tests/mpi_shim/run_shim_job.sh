@@ -16,6 +16,8 @@
 #   NETNS_AGENT=path: run on the two emulated hosts of scripts/netns-rails.sh
 #   (half the ranks on each, started through that plm_rsh_agent).
 set -euo pipefail
+# shellcheck source=job_processes.sh
+source "$(dirname "$0")/job_processes.sh"
 
 mpirun=$1
 ranks=$2
@@ -95,10 +97,7 @@ for pattern in "${patterns[@]}"; do
 done
 
 # mpirun has returned: nothing of the job may still run.
-sleep 0.2
-name=$(basename "$program" | cut -c1-15)
-# (Zombies are dead: their parent, gone with mpirun, cannot reap them.)
-left=$(ps -C "$name" -o pid=,stat= | awk '$2 !~ /^Z/' || true)
+left=$(live_processes "$program")
 if [[ -n $left ]]; then
   echo "$left" >&2
   fail "processes of $program outlived mpirun"
