@@ -37,9 +37,12 @@ const comm::Communicator* Shim::choose(MpiCollective which, const char* call, MP
   }
   const std::size_t size = std::get<std::size_t>(bytes);
   if (size < options_.min_bytes) {
-    report_declined(
-        call, call_site,
-        fmt::format("{} bytes, below RAILYARD_MPI_MIN_BYTES={}", size, options_.min_bytes));
+    // The common case of a call handed back: nothing formatted unless asked.
+    if (options_.verbose >= 2) {
+      report_declined(
+          call, call_site,
+          fmt::format("{} bytes, below RAILYARD_MPI_MIN_BYTES={}", size, options_.min_bytes));
+    }
     return nullptr;
   }
   const CommEntry& entry = entry_for(comm);

@@ -219,7 +219,7 @@ void Shim::forget(const void* entry) noexcept {
   }
 }
 
-void Shim::report_declined(const char* call, const void* call_site, const std::string& reason) {
+void Shim::report_declined(const char* call, const void* call_site, std::string_view reason) {
   if (options_.verbose < 2) {
     return;
   }

@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -88,7 +89,7 @@ class Shim {
   void say_started() const;
   // RAILYARD_MPI_VERBOSE=1: what went where, per collective, at MPI_Finalize.
   void say_totals() const;
-  void report_declined(const char* call, const void* call_site, const std::string& reason);
+  void report_declined(const char* call, const void* call_site, std::string_view reason);
 
   bool started_ = false;
   ShimOptions options_;

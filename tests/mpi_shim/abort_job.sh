@@ -8,7 +8,7 @@ set -euo pipefail
 source "$(dirname "$0")/job_processes.sh"
 mpirun=$1 shim=$2 program=$3
 status=0
-output=$(timeout 120 "$mpirun" -np 3 --oversubscribe --allow-run-as-root --bind-to none \
+output=$(timeout 120 "$mpirun" -np 3 --oversubscribe --allow-run-as-root --bind-to none -x "JOB_TAG=$JOB_TAG" \
   -x LD_PRELOAD="${PRELOAD_FIRST:+$PRELOAD_FIRST:}$shim" -x RAILYARD_MPI_VERBOSE=1 \
   "$program" abort 2>&1) || status=$?
 fail() {
@@ -23,7 +23,7 @@ echo "$output" | grep -q "railyard carries" || fail "the shim was not active"
 if echo "$output" | grep -q "FAILED"; then
   fail "a rank went on after MPI_Abort"
 fi
-left=$(live_processes "$program")
+left=$(live_processes)
 if [[ -n $left ]]; then
   echo "$left" >&2
   fail "ranks outlived MPI_Abort"

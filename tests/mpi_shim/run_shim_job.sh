@@ -31,11 +31,12 @@ trap 'rm -rf "$work"' EXIT
 
 if [[ -n ${NETNS_AGENT:-} ]]; then
   per_host=$((ranks / 2))
-  launch=(ip netns exec "$RAILYARD_NETNS_A" "$mpirun" --allow-run-as-root -np "$ranks"
+  launch=(ip netns exec "$RAILYARD_NETNS_A" "$mpirun" --allow-run-as-root -np "$ranks" -x "JOB_TAG=$JOB_TAG"
           --host "hosta:$per_host,hostb:$per_host" --bind-to none
           --mca plm_rsh_agent "$NETNS_AGENT" --mca oob_tcp_if_include "${RAILYARD_RAIL_SUBNETS%%,*}")
 else
-  launch=("$mpirun" -np "$ranks" --oversubscribe --allow-run-as-root --bind-to none)
+  launch=("$mpirun" -np "$ranks" --oversubscribe --allow-run-as-root --bind-to none
+          -x "JOB_TAG=$JOB_TAG")
 fi
 
 fail() {
@@ -97,7 +98,7 @@ for pattern in "${patterns[@]}"; do
 done
 
 # mpirun has returned: nothing of the job may still run.
-left=$(live_processes "$program")
+left=$(live_processes)
 if [[ -n $left ]]; then
   echo "$left" >&2
   fail "processes of $program outlived mpirun"
