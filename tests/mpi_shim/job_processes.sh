@@ -12,7 +12,7 @@ live_processes() {
   for environ in /proc/[0-9]*/environ; do
     pid=${environ#/proc/}
     pid=${pid%/environ}
-    if { tr '\0' '\n' <"$environ"; } 2>/dev/null | grep -qx "JOB_TAG=$JOB_TAG"; then
+    if { tr '\0' '\n' <"$environ"; } 2>/dev/null | grep -x "JOB_TAG=$JOB_TAG" >/dev/null; then
       state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || true)
       [[ -n $state && $state != Z ]] && echo "$pid $state"
     fi

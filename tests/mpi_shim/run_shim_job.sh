@@ -62,7 +62,7 @@ for assignment in ${SHIM_ENV:-}; do
   shim_args+=(-x "$assignment")
 done
 if [[ -n $linked ]]; then
-  ldd "$linked" | grep -q librailyard_mpi || fail "$linked is not linked with librailyard_mpi"
+  ldd "$linked" | grep librailyard_mpi >/dev/null || fail "$linked is not linked with librailyard_mpi"
   run shim "${shim_args[@]}" "$linked" "${program_args[@]}"
   program=$linked
 else
