@@ -6,9 +6,9 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <random>
 #include <sstream>
 
+#include "railyard/comm/bootstrap/bootstrap_options.h"
 #include "railyard/common/detail/env.h"
 #include "railyard/common/detail/network_interfaces.h"
 #include "railyard/common/error.h"
@@ -24,15 +24,6 @@ std::mutex listeners_mutex;
 std::map<std::string, rstream::Listener>& listeners() {
   static std::map<std::string, rstream::Listener> by_key;
   return by_key;
-}
-
-std::string random_key() {
-  std::random_device device;  // /dev/urandom on Linux
-  std::string key;
-  for (int i = 0; i < 8; ++i) {
-    key += fmt::format("{:08x}", device());
-  }
-  return key;
 }
 
 // Where rank 0 listens: RAILYARD_UNIQUE_ID_HOST (an interface's IPv4
@@ -65,8 +56,9 @@ std::string listen_host() {
 }  // namespace
 
 railyard_unique_id_t make_unique_id() {
-  rstream::Listener listener(fmt::format("tcp://{}:0", listen_host()));
-  UniqueId id{fmt::format("tcp://{}:{}", listen_host(), listener.port()), random_key()};
+  const std::string host = listen_host();
+  rstream::Listener listener(fmt::format("tcp://{}:0", host));
+  UniqueId id{fmt::format("tcp://{}:{}", host, listener.port()), comm::random_job_key()};
   const std::string text = fmt::format("{} {} {}", kMagic, id.address, id.job_key);
   railyard_unique_id_t out{};
   if (text.size() >= sizeof(out.internal)) {

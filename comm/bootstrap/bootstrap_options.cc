@@ -1,5 +1,9 @@
 #include "railyard/comm/bootstrap/bootstrap_options.h"
 
+#include <fmt/format.h>
+
+#include <random>
+
 #include "railyard/common/detail/env.h"
 #include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
@@ -55,6 +59,15 @@ BootstrapOptions BootstrapOptions::from_environment() {
   }
   options.channel = rstream::ChannelOptions::from_environment();
   return options;
+}
+
+std::string random_job_key() {
+  std::random_device device;  // /dev/urandom on Linux
+  std::string key;
+  for (int i = 0; i < 8; ++i) {
+    key += fmt::format("{:08x}", device());
+  }
+  return key;
 }
 
 }  // namespace railyard::comm

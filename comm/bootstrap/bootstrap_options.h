@@ -41,4 +41,8 @@ struct BootstrapOptions {
   [[nodiscard]] static BootstrapOptions from_environment();
 };
 
+// A fresh job key: 32 random bytes in hex, from the kernel's generator
+// (railyard-run's jobs, the C API's unique ids).
+[[nodiscard]] std::string random_job_key();
+
 }  // namespace railyard::comm

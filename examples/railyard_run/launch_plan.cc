@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <random>
 
 namespace railyard::run {
 
@@ -69,15 +68,6 @@ std::vector<RankLaunch> plan_ranks(const LaunchOptions& options,
     ranks.push_back(std::move(launch));
   }
   return ranks;
-}
-
-std::string random_job_key() {
-  std::random_device device;  // /dev/urandom on Linux
-  std::string key;
-  for (int i = 0; i < 8; ++i) {
-    key += fmt::format("{:08x}", device());
-  }
-  return key;
 }
 
 }  // namespace railyard::run

@@ -44,7 +44,4 @@ struct RankLaunch {
     const std::string& root, const std::string& job_key,
     const std::vector<topology::RankPlacement>& placements);
 
-// 32 random bytes in hex, from the kernel's generator.
-[[nodiscard]] std::string random_job_key();
-
 }  // namespace railyard::run

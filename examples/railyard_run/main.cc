@@ -16,6 +16,7 @@
 
 #include "job_supervisor.h"
 #include "launch_plan.h"
+#include "railyard/comm/bootstrap/bootstrap_options.h"
 #include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
 #include "railyard/topology/hwloc_topology.h"
@@ -93,7 +94,7 @@ int run(int argc, char** argv) {
   }
   const std::string root = fmt::format("127.0.0.1:{}", railyard::tools::free_tcp_port());
   const auto plan = railyard::run::plan_ranks(
-      options, this_environment(), root, railyard::run::random_job_key(), placements_for(options));
+      options, this_environment(), root, railyard::comm::random_job_key(), placements_for(options));
   if (verbose) {
     fmt::print(stderr, "railyard-run: {} rank(s), root {}, binding {}\n", options.ranks, root,
                binding);
