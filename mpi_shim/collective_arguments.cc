@@ -1,7 +1,5 @@
 #include "railyard/mpi_shim/detail/collective_arguments.h"
 
-#include <fmt/format.h>
-
 namespace railyard::mpi_shim {
 
 ReductionArguments reduction_arguments(MPI_Datatype type, MPI_Op op, int count) {
@@ -14,7 +12,7 @@ ReductionArguments reduction_arguments(MPI_Datatype type, MPI_Op op, int count) 
   arguments.type = std::get<Reduction>(reduction).type;
   arguments.op = std::get<Reduction>(reduction).op;
   if (count < 0) {
-    arguments.bytes = Declined{fmt::format("count {} (MPI reports it)", count)};
+    arguments.bytes = Declined{.why = Declined::Why::kNegativeCount, .first = count};
   } else {
     arguments.bytes = static_cast<std::size_t>(count) * comm::size_of(arguments.type);
   }
@@ -33,8 +31,9 @@ std::variant<std::size_t, Declined> block_bytes(const void* sendbuf, int sendcou
     return sent;
   }
   if (std::get<std::size_t>(sent) != std::get<std::size_t>(received)) {
-    return Declined{fmt::format("send blocks of {} bytes and receive blocks of {} (MPI reports it)",
-                                std::get<std::size_t>(sent), std::get<std::size_t>(received))};
+    return Declined{.why = Declined::Why::kBlockSizesDiffer,
+                    .first = static_cast<std::int64_t>(std::get<std::size_t>(sent)),
+                    .second = static_cast<std::int64_t>(std::get<std::size_t>(received))};
   }
   return received;
 }

@@ -32,7 +32,9 @@ const comm::Communicator* Shim::choose(MpiCollective which, const char* call, MP
     return nullptr;
   }
   if (const auto* declined = std::get_if<Declined>(&bytes)) {
-    report_declined(call, call_site, declined->reason);
+    if (options_.verbose >= 2) {
+      report_declined(call, call_site, declined->describe());
+    }
     return nullptr;
   }
   const std::size_t size = std::get<std::size_t>(bytes);

@@ -7,10 +7,13 @@
 // integers and whose ierror may be absent). Handles come through
 // PMPI_*_f2c; MPI_IN_PLACE and MPI_BOTTOM are the addresses of Fortran
 // sentinels that libmpi exports, not the C constants. The non-blocking
-// forms stay with MPI in Fortran (docs/mpi.md says why).
+// forms' requests complete in Fortran's MPI_WAIT family, which calls PMPI
+// directly: through MPI's progress engine (progress_hook.h), or, in an MPI
+// without one, not at all, so there they stay with MPI.
 #include <mpi.h>
 
 #include "railyard/mpi_shim/detail/blocking_collectives.h"
+#include "railyard/mpi_shim/detail/nonblocking_collectives.h"
 #include "railyard/mpi_shim/detail/shim.h"
 
 // Every name in this file is fixed by the Fortran ABI (gfortran's and other
@@ -53,6 +56,9 @@ void* c_buffer(void* buffer) {
   }
   return is_bottom(buffer) ? MPI_BOTTOM : buffer;
 }
+
+// A request as Fortran holds it.
+void set_request(MPI_Fint* request, MPI_Request started) { *request = PMPI_Request_c2f(started); }
 
 // `use mpi_f08` passes no ierror when the program gave none.
 void set_error(MPI_Fint* ierror, int code) {
@@ -158,6 +164,103 @@ void mpi_barrier_(MPI_Fint* comm, MPI_Fint* ierror) {
   shim::set_error(ierror, shim::barrier(PMPI_Comm_f2c(*comm), __builtin_return_address(0)));
 }
 RAILYARD_FORTRAN_SPELLINGS(mpi_barrier, MPI_BARRIER, (MPI_Fint * comm, MPI_Fint* ierror))
+
+// The non-blocking forms: as the blocking ones, plus the request.
+
+void mpi_iallreduce_(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype,
+                     MPI_Fint* op, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  MPI_Request started = MPI_REQUEST_NULL;
+  const int rc = shim::iallreduce(shim::c_buffer(sendbuf), shim::c_buffer(recvbuf), *count,
+                                  PMPI_Type_f2c(*datatype), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm),
+                                  &started, {__builtin_return_address(0), true});
+  shim::set_request(request, started);
+  shim::set_error(ierror, rc);
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_iallreduce, MPI_IALLREDUCE,
+                           (void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype,
+                            MPI_Fint* op, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror))
+
+void mpi_ireduce_(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op,
+                  MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  MPI_Request started = MPI_REQUEST_NULL;
+  const int rc = shim::ireduce(shim::c_buffer(sendbuf), shim::c_buffer(recvbuf), *count,
+                               PMPI_Type_f2c(*datatype), PMPI_Op_f2c(*op), *root,
+                               PMPI_Comm_f2c(*comm), &started, {__builtin_return_address(0), true});
+  shim::set_request(request, started);
+  shim::set_error(ierror, rc);
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_ireduce, MPI_IREDUCE,
+                           (void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype,
+                            MPI_Fint* op, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request,
+                            MPI_Fint* ierror))
+
+void mpi_ibcast_(void* buffer, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root, MPI_Fint* comm,
+                 MPI_Fint* request, MPI_Fint* ierror) {
+  MPI_Request started = MPI_REQUEST_NULL;
+  const int rc = shim::ibcast(shim::c_buffer(buffer), *count, PMPI_Type_f2c(*datatype), *root,
+                              PMPI_Comm_f2c(*comm), &started, {__builtin_return_address(0), true});
+  shim::set_request(request, started);
+  shim::set_error(ierror, rc);
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_ibcast, MPI_IBCAST,
+                           (void* buffer, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root,
+                            MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror))
+
+void mpi_iallgather_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                     MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* request,
+                     MPI_Fint* ierror) {
+  MPI_Request started = MPI_REQUEST_NULL;
+  const int rc =
+      shim::iallgather(shim::c_buffer(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype),
+                       shim::c_buffer(recvbuf), *recvcount, PMPI_Type_f2c(*recvtype),
+                       PMPI_Comm_f2c(*comm), &started, {__builtin_return_address(0), true});
+  shim::set_request(request, started);
+  shim::set_error(ierror, rc);
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_iallgather, MPI_IALLGATHER,
+                           (void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                            MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm,
+                            MPI_Fint* request, MPI_Fint* ierror))
+
+void mpi_ireduce_scatter_block_(void* sendbuf, void* recvbuf, MPI_Fint* recvcount,
+                                MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* request,
+                                MPI_Fint* ierror) {
+  MPI_Request started = MPI_REQUEST_NULL;
+  const int rc = shim::ireduce_scatter_block(
+      shim::c_buffer(sendbuf), shim::c_buffer(recvbuf), *recvcount, PMPI_Type_f2c(*datatype),
+      PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm), &started, {__builtin_return_address(0), true});
+  shim::set_request(request, started);
+  shim::set_error(ierror, rc);
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK,
+                           (void* sendbuf, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* datatype,
+                            MPI_Fint* op, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror))
+
+void mpi_ialltoall_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                    MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* request,
+                    MPI_Fint* ierror) {
+  MPI_Request started = MPI_REQUEST_NULL;
+  const int rc =
+      shim::ialltoall(shim::c_buffer(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype),
+                      shim::c_buffer(recvbuf), *recvcount, PMPI_Type_f2c(*recvtype),
+                      PMPI_Comm_f2c(*comm), &started, {__builtin_return_address(0), true});
+  shim::set_request(request, started);
+  shim::set_error(ierror, rc);
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_ialltoall, MPI_IALLTOALL,
+                           (void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                            MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm,
+                            MPI_Fint* request, MPI_Fint* ierror))
+
+void mpi_ibarrier_(MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  MPI_Request started = MPI_REQUEST_NULL;
+  const int rc =
+      shim::ibarrier(PMPI_Comm_f2c(*comm), &started, {__builtin_return_address(0), true});
+  shim::set_request(request, started);
+  shim::set_error(ierror, rc);
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_ibarrier, MPI_IBARRIER,
+                           (MPI_Fint * comm, MPI_Fint* request, MPI_Fint* ierror))
 
 }  // extern "C"
 

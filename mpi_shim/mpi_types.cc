@@ -102,7 +102,7 @@ std::string type_name(MPI_Datatype type) {
 
 std::variant<std::size_t, Declined> dense_bytes(MPI_Datatype type, int count) {
   if (count < 0) {
-    return Declined{fmt::format("count {} (MPI reports it)", count)};
+    return Declined{.why = Declined::Why::kNegativeCount, .first = count};
   }
   int size = 0;
   MPI_Aint lb = 0;
@@ -112,12 +112,14 @@ std::variant<std::size_t, Declined> dense_bytes(MPI_Datatype type, int count) {
   if (type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
       PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
       PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS) {
-    return Declined{"an invalid datatype (MPI reports it)"};
+    return Declined{.why = Declined::Why::kInvalidType};
   }
   if (lb != 0 || true_lb != 0 || extent != size || true_extent != size) {
-    return Declined{
-        fmt::format("{} has gaps or a shifted start (size {}, extent {}, true extent {})",
-                    type_name(type), size, extent, true_extent)};
+    return Declined{.why = Declined::Why::kGaps,
+                    .type = type,
+                    .first = size,
+                    .second = extent,
+                    .third = true_extent};
   }
   return static_cast<std::size_t>(size) * static_cast<std::size_t>(count);
 }
@@ -125,9 +127,7 @@ std::variant<std::size_t, Declined> dense_bytes(MPI_Datatype type, int count) {
 std::variant<Reduction, Declined> reduction_of(MPI_Datatype type, MPI_Op op) {
   const std::optional<ReduceOp> mine = op_of(op);
   if (!mine) {
-    return Declined{
-        "a user-defined operation or one railyard does not reduce with (MINLOC, "
-        "MAXLOC, logical, REPLACE)"};
+    return Declined{.why = Declined::Why::kUnsupportedOp};
   }
   for (const NamedType& named : kNamedTypes) {
     if (named.handle != type || type == MPI_DATATYPE_NULL) {
@@ -144,7 +144,7 @@ std::variant<Reduction, Declined> reduction_of(MPI_Datatype type, MPI_Op op) {
                             : std::nullopt;
     } else if (named.kind == Kind::kByte) {
       if (!comm::is_bitwise(*mine)) {
-        return Declined{"MPI_BYTE with an arithmetic operation (MPI reports it)"};
+        return Declined{.why = Declined::Why::kByteArithmetic};
       }
       element = DataType::kUint8;
     } else {
@@ -154,12 +154,40 @@ std::variant<Reduction, Declined> reduction_of(MPI_Datatype type, MPI_Op op) {
       break;
     }
     if (comm::is_bitwise(*mine) && !comm::is_integer(*element)) {
-      return Declined{fmt::format("a bitwise operation on {} (MPI reports it)", type_name(type))};
+      return Declined{.why = Declined::Why::kBitwiseNotInteger, .type = type};
     }
     return Reduction{*element, *mine};
   }
-  return Declined{
-      fmt::format("{} is not a predefined integer or floating-point type", type_name(type))};
+  return Declined{.why = Declined::Why::kNotReducible, .type = type};
+}
+
+std::string Declined::describe() const {
+  switch (why) {
+    case Why::kNegativeCount:
+      return fmt::format("count {} (MPI reports it)", first);
+    case Why::kInvalidType:
+      return "an invalid datatype (MPI reports it)";
+    case Why::kGaps:
+      return fmt::format("{} has gaps or a shifted start (size {}, extent {}, true extent {})",
+                         type_name(type), first, second, third);
+    case Why::kUnsupportedOp:
+      return "a user-defined operation or one railyard does not reduce with (MINLOC, MAXLOC, "
+             "logical, REPLACE)";
+    case Why::kByteArithmetic:
+      return "MPI_BYTE with an arithmetic operation (MPI reports it)";
+    case Why::kBitwiseNotInteger:
+      return fmt::format("a bitwise operation on {} (MPI reports it)", type_name(type));
+    case Why::kNotReducible:
+      return fmt::format("{} is not a predefined integer or floating-point type", type_name(type));
+    case Why::kBlockSizesDiffer:
+      return fmt::format("send blocks of {} bytes and receive blocks of {} (MPI reports it)", first,
+                         second);
+    case Why::kFortranWaitsBypassShim:
+      return "a non-blocking collective from Fortran, whose waits call PMPI_Wait directly, and "
+             "this MPI has no progress hook (opal_progress_register) through which they would "
+             "complete railyard's request";
+  }
+  return "an unknown reason";
 }
 
 }  // namespace railyard::mpi_shim

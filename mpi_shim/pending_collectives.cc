@@ -1,5 +1,6 @@
 #include "railyard/mpi_shim/detail/pending_collectives.h"
 
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -7,6 +8,48 @@
 #include "railyard/mpi_shim/detail/mpi_handles.h"
 
 namespace railyard::mpi_shim {
+namespace {
+
+// Whether this thread holds PendingCollectives::turn_mutex_ further up its
+// stack (MPI called back into the shim while it tested or completed).
+thread_local bool t_in_turn = false;
+
+// This thread's turn at the requests: turn_mutex_ taken (waiting for it or
+// only trying), or held already further up this thread's stack.
+class Turn {
+ public:
+  enum class Mode : std::uint8_t { kWait, kTry };
+  Turn(std::mutex& mutex, Mode mode) {
+    if (t_in_turn) {
+      nested_ = true;
+      return;
+    }
+    lock_ = std::unique_lock(mutex, std::defer_lock);
+    if (mode == Mode::kWait) {
+      lock_.lock();
+    } else if (!lock_.try_lock()) {
+      return;
+    }
+    t_in_turn = true;
+  }
+  ~Turn() {
+    if (lock_.owns_lock()) {
+      t_in_turn = false;
+    }
+  }
+  Turn(const Turn&) = delete;
+  Turn& operator=(const Turn&) = delete;
+  Turn(Turn&&) = delete;
+  Turn& operator=(Turn&&) = delete;
+
+  [[nodiscard]] bool held() const noexcept { return nested_ || lock_.owns_lock(); }
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+  bool nested_ = false;
+};
+
+}  // namespace
 
 PendingCollectives& PendingCollectives::instance() {
   (void)log::level();  // the logger outlives the requests (see Shim::instance)
@@ -46,38 +89,82 @@ PendingCollectives::Pending* PendingCollectives::find(MPI_Request request) const
 bool PendingCollectives::ours(MPI_Request request) const { return find(request) != nullptr; }
 
 void PendingCollectives::complete(Pending& pending, bool failed) {
-  pending.done = true;
   if (failed) {
     pending.code = report_failure(pending.codes, pending.comm, pending.call);
   }
+  pending.done = true;
+  const char* call = pending.call;
+  // Last use of `pending`: MPI may free it as it completes.
   const int rc = PMPI_Grequest_complete(pending.handle);
   if (rc != MPI_SUCCESS) {
-    log::error("MPI shim: MPI_Grequest_complete for {} failed: {}", pending.call,
-               mpi_error_text(rc));
+    log::error("MPI shim: MPI_Grequest_complete for {} failed: {}", call, mpi_error_text(rc));
   }
 }
 
+bool PendingCollectives::test_once(Pending& pending) {
+  try {
+    if (!pending.request.test()) {
+      return false;
+    }
+  } catch (...) {
+    complete(pending, true);
+    return true;
+  }
+  complete(pending, false);
+  return true;
+}
+
 int PendingCollectives::step(std::span<const MPI_Request> requests) {
+  const Turn turn(turn_mutex_, Turn::Mode::kTry);
   int running = 0;
   for (MPI_Request request : requests) {
     Pending* pending = find(request);
     if (pending == nullptr || pending->done) {
       continue;
     }
-    try {
-      if (pending->request.test()) {
-        complete(*pending, false);
-      } else {
-        ++running;
-      }
-    } catch (...) {
-      complete(*pending, true);
+    if (!turn.held() || !test_once(*pending)) {
+      ++running;
     }
   }
   return running;
 }
 
+int PendingCollectives::poll() noexcept {
+  if (none() || t_in_turn) {
+    return 0;
+  }
+  try {
+    const Turn turn(turn_mutex_, Turn::Mode::kTry);
+    if (!turn.held()) {
+      return 0;  // that thread's turn moves them on
+    }
+    {
+      const std::scoped_lock lock(mutex_);
+      polled_.clear();
+      for (const auto& [handle, pending] : pending_) {
+        if (!pending->done) {
+          polled_.push_back(handle);
+        }
+      }
+    }
+    int completed = 0;
+    for (MPI_Request handle : polled_) {
+      Pending* pending = find(handle);  // a completion before may have freed it
+      if (pending != nullptr && !pending->done && test_once(*pending)) {
+        ++completed;
+      }
+    }
+    return completed;
+  } catch (const std::exception& error) {
+    log::error("MPI shim: moving railyard's non-blocking collectives on failed: {}", error.what());
+    return 0;
+  }
+}
+
+int PendingCollectives::progress_turn() noexcept { return instance().poll(); }
+
 void PendingCollectives::finish(MPI_Request request) {
+  const Turn turn(turn_mutex_, Turn::Mode::kWait);
   Pending* pending = find(request);
   if (pending == nullptr || pending->done) {
     return;
@@ -122,6 +209,7 @@ int PendingCollectives::cancel(void* /*state*/, int /*complete*/) {
 }
 
 void PendingCollectives::abandon_all() noexcept {
+  const Turn turn(turn_mutex_, Turn::Mode::kWait);
   const std::scoped_lock lock(mutex_);
   for (auto& [handle, pending] : pending_) {
     if (!pending->done) {
@@ -132,6 +220,8 @@ void PendingCollectives::abandon_all() noexcept {
 }
 
 void PendingCollectives::forget(Pending* pending) {
+  // Not while another thread tests it.
+  const Turn turn(turn_mutex_, Turn::Mode::kWait);
   std::unique_ptr<Pending> gone;
   {
     const std::scoped_lock lock(mutex_);

@@ -53,6 +53,7 @@ Shim& Shim::instance() {
 }
 
 Shim::~Shim() {
+  progress_hook_.reset();
   if (world_collectives_) {
     world_collectives_->detach();
   }
@@ -120,6 +121,7 @@ void Shim::build_world(const comm::CommunicatorOptions& options,
     // One more round: every rank has its part, or none keeps one.
     (void)world_collectives_->allgather({});
     world_entry_.communicator = world_;
+    progress_hook_.emplace(&PendingCollectives::progress_turn);
   } catch (const std::exception& error) {
     // The world's leaving round, then rounds until every rank has failed:
     // they meet the rounds of ranks still building, which then fail too.
@@ -174,7 +176,10 @@ void Shim::say_totals() const {
   for (const MpiCollective collective : kAllMpiCollectives) {
     const auto index = static_cast<std::size_t>(collective);
     if (const std::uint64_t n = carried_[index].load()) {
-      carried.push_back(fmt::format("{} {}", to_string(collective), n));
+      const std::uint64_t nonblocking = nonblocking_[index].load();
+      carried.push_back(nonblocking == 0 ? fmt::format("{} {}", to_string(collective), n)
+                                         : fmt::format("{} {} ({} non-blocking)",
+                                                       to_string(collective), n, nonblocking));
     }
     if (const std::uint64_t n = handed_back_[index].load()) {
       handed_back.push_back(fmt::format("{} {}", to_string(collective), n));
@@ -191,6 +196,7 @@ void Shim::say_totals() const {
 
 void Shim::stop() noexcept {
   say_totals();
+  progress_hook_.reset();
   PendingCollectives::instance().abandon_all();
   std::map<const void*, std::unique_ptr<CommEntry>> entries;
   {

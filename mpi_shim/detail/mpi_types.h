@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <variant>
 
@@ -13,9 +14,29 @@
 
 namespace railyard::mpi_shim {
 
-// Why a call goes to MPI instead: a short phrase for RAILYARD_MPI_VERBOSE=2.
+// Why a call goes to MPI instead. Kept as facts, not text: most such
+// calls are never reported, and formatting a reason on each one would cost
+// every handed-back call an allocation. describe() makes the phrase for
+// RAILYARD_MPI_VERBOSE=2.
 struct Declined {
-  std::string reason;
+  enum class Why : std::uint8_t {
+    kNegativeCount,           // first: the count
+    kInvalidType,             // an invalid datatype handle
+    kGaps,                    // type; first, second, third: size, extent, true extent
+    kUnsupportedOp,           // a user, MINLOC/MAXLOC, logical or REPLACE operation
+    kByteArithmetic,          // MPI_BYTE with an arithmetic operation
+    kBitwiseNotInteger,       // type: a floating-point type under BAND/BOR/BXOR
+    kNotReducible,            // type: not a predefined integer or floating-point type
+    kBlockSizesDiffer,        // first, second: send and receive block bytes
+    kFortranWaitsBypassShim,  // a Fortran non-blocking call, and no MPI progress hook
+  };
+  Why why;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  std::int64_t first = 0;
+  std::int64_t second = 0;
+  std::int64_t third = 0;
+
+  [[nodiscard]] std::string describe() const;
 };
 
 // The bytes `count` elements of `type` take, when they lie back to back

@@ -23,6 +23,7 @@
 #include "railyard/mpi_shim/detail/error_codes.h"
 #include "railyard/mpi_shim/detail/mpi_handles.h"
 #include "railyard/mpi_shim/detail/mpi_types.h"
+#include "railyard/mpi_shim/detail/progress_hook.h"
 #include "railyard/mpi_shim/detail/shim_options.h"
 #include "railyard/mpi_shim/detail/world_collectives.h"
 
@@ -55,6 +56,12 @@ class Shim {
   [[nodiscard]] bool takes(MpiCollective collective) const noexcept {
     return started_ && options_.takes(collective);
   }
+  // Whether MPI's progress engine moves railyard's non-blocking
+  // collectives on (Open MPI), so a wait that bypasses the C wrappers
+  // (Fortran's) completes them too.
+  [[nodiscard]] bool progress_hooked() const noexcept {
+    return progress_hook_ && progress_hook_->active();
+  }
 
   // The railyard communicator that carries a collective of `which` moving
   // `bytes` (or declined already for its datatypes) on `comm`, or nullopt
@@ -67,6 +74,12 @@ class Shim {
                                                 MPI_Comm comm,
                                                 const std::variant<std::size_t, Declined>& bytes,
                                                 const void* call_site);
+
+  // A non-blocking collective railyard carries has started (counted apart
+  // in the totals at MPI_Finalize).
+  void note_nonblocking(MpiCollective which) noexcept {
+    nonblocking_[static_cast<std::size_t>(which)].fetch_add(1, std::memory_order_relaxed);
+  }
 
   // The attribute delete callbacks.
   void forget(const void* entry) noexcept;
@@ -99,12 +112,15 @@ class Shim {
   CommEntry world_entry_;  // MPI_COMM_WORLD's: the world, or why there is none
   std::optional<CommKeyval> comm_keyval_;
   std::optional<CommKeyval> self_keyval_;
-  std::mutex mutex_;  // the entries and the reports
+  std::optional<ProgressHook> progress_hook_;  // while the world exists
+  std::mutex mutex_;                           // the entries and the reports
   std::map<const void*, std::unique_ptr<CommEntry>> entries_;
   std::set<std::pair<const void*, std::string>> reported_;
   // Calls railyard carried and calls handed to MPI, per collective.
   std::array<std::atomic<std::uint64_t>, kAllMpiCollectives.size()> carried_{};
   std::array<std::atomic<std::uint64_t>, kAllMpiCollectives.size()> handed_back_{};
+  // Of the carried calls, the non-blocking ones.
+  std::array<std::atomic<std::uint64_t>, kAllMpiCollectives.size()> nonblocking_{};
 };
 
 }  // namespace railyard::mpi_shim

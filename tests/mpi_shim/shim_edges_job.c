@@ -9,7 +9,14 @@
  *                          MPI_Allreduce one element more than the others:
  *                          every rank must get an error code back (run with
  *                          RAILYARD_TIMEOUT set), whose text MPI_Error_string
- *                          gives (exit 0 when all did). */
+ *                          gives (exit 0 when all did).
+ *   shim_edges_job progress
+ *                          non-blocking collectives completed only by MPI's
+ *                          own progress: an MPI_Iallreduce waited for with
+ *                          PMPI_Wait (which no wrapper sees, as from
+ *                          Fortran) after point-to-point traffic, an
+ *                          MPI_Ibcast tested with PMPI_Test (exit 0 when
+ *                          both are right). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +62,45 @@ int main(int argc, char** argv) {
     }
     MPI_Finalize();
     return all_failed ? 0 : 1;
+  }
+  if (argc > 1 && strcmp(argv[1], "progress") == 0) {
+    enum { kCount = 1 << 16 };
+    int* data = malloc(kCount * sizeof(int));
+    int* sum = malloc(kCount * sizeof(int));
+    for (int i = 0; i < kCount; ++i) {
+      data[i] = rank * 3 + i % 7;
+    }
+    MPI_Request request = MPI_REQUEST_NULL;
+    MPI_Iallreduce(data, sum, kCount, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &request);
+    int token = rank;
+    int from = -1;
+    MPI_Sendrecv(&token, 1, MPI_INT, (rank + 1) % size, 7, &from, 1, MPI_INT,
+                 (rank + size - 1) % size, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    PMPI_Wait(&request, MPI_STATUS_IGNORE);
+    int wrong = request != MPI_REQUEST_NULL || from != (rank + size - 1) % size;
+    for (int i = 0; i < kCount; ++i) {
+      wrong += sum[i] != 3 * size * (size - 1) / 2 + size * (i % 7);
+    }
+    for (int i = 0; i < kCount; ++i) {
+      data[i] = rank == size - 1 ? i * 5 : -1;
+    }
+    MPI_Ibcast(data, kCount, MPI_INT, size - 1, MPI_COMM_WORLD, &request);
+    int done = 0;
+    while (!done) {
+      PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    }
+    for (int i = 0; i < kCount; ++i) {
+      wrong += data[i] != i * 5;
+    }
+    int all_wrong = 0;
+    MPI_Allreduce(&wrong, &all_wrong, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) {
+      printf("progress: %d wrong over %d ranks\n", all_wrong, size);
+    }
+    free(data);
+    free(sum);
+    MPI_Finalize();
+    return all_wrong == 0 ? 0 : 1;
   }
   int token = rank == 0 ? 1 : 0;
   if (rank == 0) {

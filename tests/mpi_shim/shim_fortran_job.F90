@@ -1,5 +1,6 @@
-! A Fortran MPI program that knows nothing of railyard: every blocking
-! collective the shim intercepts, through mpif.h (BINDING_MPIF_H), `use mpi`
+! A Fortran MPI program that knows nothing of railyard: every collective
+! the shim intercepts (the blocking ones, and non-blocking ones completed by
+! MPI_Wait, MPI_Waitall and an MPI_Test loop), through mpif.h (BINDING_MPIF_H), `use mpi`
 ! (BINDING_USE_MPI) or `use mpi_f08` (BINDING_USE_MPI_F08), on
 ! MPI_COMM_WORLD and a communicator from MPI_Comm_split, in place and not,
 ! checked against the serial result. ctest runs it without and with the
@@ -57,11 +58,17 @@ contains
 #endif
     integer, intent(in) :: n
     integer :: me, ranks, i, r, rc, expected
-    integer, allocatable :: a(:), b(:), blocks(:), every(:)
+    logical :: done
+#if defined(BINDING_USE_MPI_F08)
+    type(MPI_Request) :: request, requests(3)
+#else
+    integer :: request, requests(3)
+#endif
+    integer, allocatable :: a(:), b(:), c(:), blocks(:), every(:)
     double precision, allocatable :: x(:), y(:)
     call MPI_Comm_rank(comm, me, rc)
     call MPI_Comm_size(comm, ranks, rc)
-    allocate(a(n), b(n), blocks(n * ranks), every(n * ranks), x(n), y(n))
+    allocate(a(n), b(n), c(n), blocks(n * ranks), every(n * ranks), x(n), y(n))
     do i = 1, n
       a(i) = value_of(me, i)
     end do
@@ -145,9 +152,67 @@ contains
     end do
     call MPI_Barrier(comm, rc)
     call expect(rc == MPI_SUCCESS, 'barrier')
+    ! Non-blocking: an iallreduce waited for alone; an ibcast, an
+    ! iallgather and an ibarrier waited for together; an ialltoall tested
+    ! until done.
+    do i = 1, n
+      a(i) = value_of(me, i)
+    end do
+    call MPI_Iallreduce(a, c, n, MPI_INTEGER, MPI_SUM, comm, request, rc)
+    call MPI_Wait(request, MPI_STATUS_IGNORE, rc)
+    call expect(rc == MPI_SUCCESS, 'iallreduce status')
+    do i = 1, n
+      expected = 0
+      do r = 0, ranks - 1
+        expected = expected + value_of(r, i)
+      end do
+      if (c(i) /= expected) then
+        call expect(.false., 'iallreduce sum')
+        exit
+      end if
+    end do
+    if (me == 0) c = a
+    call MPI_Ibcast(c, n, MPI_INTEGER, 0, comm, requests(1), rc)
+    do i = 1, n
+      blocks(me * n + i) = me * 1000 + mod(i, 97)
+    end do
+    call MPI_Iallgather(MPI_IN_PLACE, 0, MPI_INTEGER, blocks, n, MPI_INTEGER, comm, &
+                        requests(2), rc)
+    call MPI_Ibarrier(comm, requests(3), rc)
+    call MPI_Waitall(3, requests, MPI_STATUSES_IGNORE, rc)
+    call expect(rc == MPI_SUCCESS, 'waitall status')
+    do i = 1, n
+      if (c(i) /= value_of(0, i)) then
+        call expect(.false., 'ibcast')
+        exit
+      end if
+    end do
+    do i = 1, n * ranks
+      if (blocks(i) /= ((i - 1) / n) * 1000 + mod(mod(i - 1, n) + 1, 97)) then
+        call expect(.false., 'iallgather in place')
+        exit
+      end if
+    end do
+    do i = 1, n * ranks
+      blocks(i) = me * 100000 + ((i - 1) / n) * 1000 + mod(i, 89)
+    end do
+    call MPI_Ialltoall(blocks, n, MPI_INTEGER, every, n, MPI_INTEGER, comm, request, rc)
+    done = .false.
+    do while (.not. done)
+      call MPI_Test(request, done, MPI_STATUS_IGNORE, rc)
+    end do
+    call expect(rc == MPI_SUCCESS, 'ialltoall test status')
+    do r = 0, ranks - 1
+      do i = 1, n
+        if (every(r * n + i) /= r * 100000 + me * 1000 + mod(me * n + i, 89)) then
+          call expect(.false., 'ialltoall')
+          exit
+        end if
+      end do
+    end do
     y = x
     if (rank == 0) print '(a, i0, a, i0, a, i0)', 'ranks ', ranks, ' n ', n, ' checksum ', sum(int(b, kind=8))
-    deallocate(a, b, blocks, every, x, y)
+    deallocate(a, b, c, blocks, every, x, y)
   end subroutine check_all
 
 end program shim_fortran_job
