@@ -94,8 +94,12 @@ constexpr std::size_t kAllreduceRingFrom = std::size_t{1} << 20;
 
 // From here an allreduce over hosts that each run several ranks (the same
 // number) takes the split-rail hierarchy: below it the same-host steps it
-// adds cost more than the network volume it saves.
-constexpr std::size_t kAllreduceSplitRailFrom = std::size_t{1} << 20;
+// adds cost more than the network volume it saves. Measured on the emulated
+// hosts (2 x 2 ranks, 4 rails at 1 Gbit/s; docs/benchmarks.md, "Split-rail
+// from 16 KiB"): 0.45-0.54x the flat algorithms' time from 64 KiB to
+// 512 KiB, 0.57-0.82x at 16-32 KiB, but 1.05-1.11x at 8 KiB and up to
+// 1.34x at 1 KiB, where its extra same-host steps cost more than they save.
+constexpr std::size_t kAllreduceSplitRailFrom = std::size_t{16} * 1024;
 
 // A broadcast from this size takes the scatter and ring allgather (MPICH's
 // default switch for long messages, 512 KiB; not yet measured here).

@@ -190,11 +190,11 @@ TEST(SplitRail, HostsWithSeveralRanksEachReduceToTheReferenceWithTheSameBits) {
           ASSERT_EQ(comm.ranks_per_host(), layout.per_host);
           const HostShape shape{comm.host_count(), comm.ranks_per_host()};
           EXPECT_EQ(comm.algorithm_table()
-                        .choose(Collective::kAllreduce, std::size_t{1} << 20, comm.size(), shape)
+                        .choose(Collective::kAllreduce, std::size_t{16} << 10, comm.size(), shape)
                         .name,
                     "split_rail");
           EXPECT_NE(comm.algorithm_table()
-                        .choose(Collective::kAllreduce, std::size_t{64} << 10, comm.size(), shape)
+                        .choose(Collective::kAllreduce, std::size_t{8} << 10, comm.size(), shape)
                         .name,
                     "split_rail");
           for (int peer = 0; peer < comm.size(); ++peer) {
