@@ -119,10 +119,14 @@ int PendingCollectives::step(std::span<const MPI_Request> requests) {
   int running = 0;
   for (MPI_Request request : requests) {
     Pending* pending = find(request);
-    if (pending == nullptr || pending->done) {
+    if (pending == nullptr) {
       continue;
     }
-    if (!turn.held() || !test_once(*pending)) {
+    if (!turn.held()) {
+      ++running;  // another thread's turn; its state is not ours to read
+      continue;
+    }
+    if (!pending->done && !test_once(*pending)) {
       ++running;
     }
   }
