@@ -41,6 +41,16 @@ contains
     value_of = mod(r * 7 + mod(i, 13), 11) - 3
   end function value_of
 
+  ! Element i summed over ranks 0 .. ranks - 1.
+  integer function sum_of_values(ranks, i)
+    integer, intent(in) :: ranks, i
+    integer :: r
+    sum_of_values = 0
+    do r = 0, ranks - 1
+      sum_of_values = sum_of_values + value_of(r, i)
+    end do
+  end function sum_of_values
+
   subroutine expect(condition, what)
     logical, intent(in) :: condition
     character(len=*), intent(in) :: what
@@ -77,10 +87,7 @@ contains
     call expect(rc == MPI_SUCCESS, 'allreduce status')
     call MPI_Allreduce(MPI_IN_PLACE, a, n, MPI_INTEGER, MPI_MAX, comm, rc)
     do i = 1, n
-      expected = 0
-      do r = 0, ranks - 1
-        expected = expected + value_of(r, i)
-      end do
+      expected = sum_of_values(ranks, i)
       if (b(i) /= expected) then
         call expect(.false., 'allreduce sum')
         exit
@@ -106,10 +113,7 @@ contains
     x = dble(a)
     call MPI_Bcast(x, n, MPI_DOUBLE_PRECISION, ranks - 1, comm, rc)
     do i = 1, n
-      expected = 0
-      do r = 0, ranks - 1
-        expected = expected + value_of(r, i)
-      end do
+      expected = sum_of_values(ranks, i)
       if (x(i) /= dble(expected)) then
         call expect(.false., 'reduce + bcast')
         exit
@@ -162,10 +166,7 @@ contains
     call MPI_Wait(request, MPI_STATUS_IGNORE, rc)
     call expect(rc == MPI_SUCCESS, 'iallreduce status')
     do i = 1, n
-      expected = 0
-      do r = 0, ranks - 1
-        expected = expected + value_of(r, i)
-      end do
+      expected = sum_of_values(ranks, i)
       if (c(i) /= expected) then
         call expect(.false., 'iallreduce sum')
         exit
