@@ -51,6 +51,59 @@ contains
     end do
   end function sum_of_values
 
+  ! Allgather: rank me's block, and the whole gathered vector checked.
+  subroutine fill_own_block(blocks, me, n)
+    integer, intent(inout) :: blocks(:)
+    integer, intent(in) :: me, n
+    integer :: i
+    do i = 1, n
+      blocks(me * n + i) = me * 1000 + mod(i, 97)
+    end do
+  end subroutine fill_own_block
+
+  subroutine check_gathered(blocks, n, ranks, what)
+    integer, intent(in) :: blocks(:), n, ranks
+    character(len=*), intent(in) :: what
+    integer :: i
+    do i = 1, n * ranks
+      if (blocks(i) /= ((i - 1) / n) * 1000 + mod(mod(i - 1, n) + 1, 97)) then
+        call expect(.false., what)
+        exit
+      end if
+    end do
+  end subroutine check_gathered
+
+  ! Alltoall: element i of the block rank r sends to rank me.
+  integer function exchanged_value(r, me, n, i)
+    integer, intent(in) :: r, me, n, i
+    exchanged_value = r * 100000 + me * 1000 + mod(me * n + i, 89)
+  end function exchanged_value
+
+  subroutine fill_sent_blocks(blocks, me, n, ranks)
+    integer, intent(inout) :: blocks(:)
+    integer, intent(in) :: me, n, ranks
+    integer :: d, i
+    do d = 0, ranks - 1
+      do i = 1, n
+        blocks(d * n + i) = exchanged_value(me, d, n, i)
+      end do
+    end do
+  end subroutine fill_sent_blocks
+
+  subroutine check_exchanged(every, me, n, ranks, what)
+    integer, intent(in) :: every(:), me, n, ranks
+    character(len=*), intent(in) :: what
+    integer :: r, i
+    do r = 0, ranks - 1
+      do i = 1, n
+        if (every(r * n + i) /= exchanged_value(r, me, n, i)) then
+          call expect(.false., what)
+          exit
+        end if
+      end do
+    end do
+  end subroutine check_exchanged
+
   subroutine expect(condition, what)
     logical, intent(in) :: condition
     character(len=*), intent(in) :: what
@@ -120,34 +173,18 @@ contains
       end if
     end do
     ! Allgather (in place) and alltoall.
-    do i = 1, n
-      blocks(me * n + i) = me * 1000 + mod(i, 97)
-    end do
+    call fill_own_block(blocks, me, n)
     call MPI_Allgather(MPI_IN_PLACE, 0, MPI_INTEGER, blocks, n, MPI_INTEGER, comm, rc)
-    do i = 1, n * ranks
-      if (blocks(i) /= ((i - 1) / n) * 1000 + mod(mod(i - 1, n) + 1, 97)) then
-        call expect(.false., 'allgather in place')
-        exit
-      end if
-    end do
-    do i = 1, n * ranks
-      blocks(i) = me * 100000 + ((i - 1) / n) * 1000 + mod(i, 89)
-    end do
+    call check_gathered(blocks, n, ranks, 'allgather in place')
+    call fill_sent_blocks(blocks, me, n, ranks)
     call MPI_Alltoall(blocks, n, MPI_INTEGER, every, n, MPI_INTEGER, comm, rc)
-    do r = 0, ranks - 1
-      do i = 1, n
-        if (every(r * n + i) /= r * 100000 + me * 1000 + mod(me * n + i, 89)) then
-          call expect(.false., 'alltoall')
-          exit
-        end if
-      end do
-    end do
+    call check_exchanged(every, me, n, ranks, 'alltoall')
     ! Reduce_scatter_block: block `me` of the sum.
     call MPI_Reduce_scatter_block(blocks, b, n, MPI_INTEGER, MPI_SUM, comm, rc)
     do i = 1, n
       expected = 0
       do r = 0, ranks - 1
-        expected = expected + r * 100000 + me * 1000 + mod(me * n + i, 89)
+        expected = expected + exchanged_value(r, me, n, i)
       end do
       if (b(i) /= expected) then
         call expect(.false., 'reduce_scatter_block')
@@ -174,9 +211,7 @@ contains
     end do
     if (me == 0) c = a
     call MPI_Ibcast(c, n, MPI_INTEGER, 0, comm, requests(1), rc)
-    do i = 1, n
-      blocks(me * n + i) = me * 1000 + mod(i, 97)
-    end do
+    call fill_own_block(blocks, me, n)
     call MPI_Iallgather(MPI_IN_PLACE, 0, MPI_INTEGER, blocks, n, MPI_INTEGER, comm, &
                         requests(2), rc)
     call MPI_Ibarrier(comm, requests(3), rc)
@@ -188,29 +223,15 @@ contains
         exit
       end if
     end do
-    do i = 1, n * ranks
-      if (blocks(i) /= ((i - 1) / n) * 1000 + mod(mod(i - 1, n) + 1, 97)) then
-        call expect(.false., 'iallgather in place')
-        exit
-      end if
-    end do
-    do i = 1, n * ranks
-      blocks(i) = me * 100000 + ((i - 1) / n) * 1000 + mod(i, 89)
-    end do
+    call check_gathered(blocks, n, ranks, 'iallgather in place')
+    call fill_sent_blocks(blocks, me, n, ranks)
     call MPI_Ialltoall(blocks, n, MPI_INTEGER, every, n, MPI_INTEGER, comm, request, rc)
     done = .false.
     do while (.not. done)
       call MPI_Test(request, done, MPI_STATUS_IGNORE, rc)
     end do
     call expect(rc == MPI_SUCCESS, 'ialltoall test status')
-    do r = 0, ranks - 1
-      do i = 1, n
-        if (every(r * n + i) /= r * 100000 + me * 1000 + mod(me * n + i, 89)) then
-          call expect(.false., 'ialltoall')
-          exit
-        end if
-      end do
-    end do
+    call check_exchanged(every, me, n, ranks, 'ialltoall')
     y = x
     if (rank == 0) print '(a, i0, a, i0, a, i0)', 'ranks ', ranks, ' n ', n, ' checksum ', sum(int(b, kind=8))
     deallocate(a, b, c, blocks, every, x, y)
