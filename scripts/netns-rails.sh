@@ -3,13 +3,19 @@
 # and benchmarks on one machine.
 #
 #   netns-rails.sh [--rails N] [--rate RATE] [--burst SIZE] [--timeout SECONDS]
-#                  [--skip-unless-root] -- COMMAND [ARGS...]
+#                  [--autocorking on|off] [--skip-unless-root] -- COMMAND [ARGS...]
 #
 # Creates network namespaces <name>-a and <name>-b joined by N veth pairs.
 # Rail k (1..N) is ry<id>r<k>a = 198.18.k.1/24 in host a and ry<id>r<k>b =
 # 198.18.k.2/24 in host b (198.18.0.0/15 is reserved for benchmarking).
 # With --rate (e.g. 1gbit), both ends of every rail get a tbf qdisc at that
 # rate; the kernel here has no netem, so delay cannot be emulated.
+# TCP autocorking is off in both hosts unless --autocorking on: over veth
+# and tbf, a corked socket here sometimes keeps ~100 KB it was handed unsent,
+# with nothing in flight, for 10-170 ms (ss shows it as notsent), which a
+# real NIC's transmit completion would release within microseconds. It hit
+# libfabric's net provider (2 hosts x 2 ranks, docs/benchmarks.md); every
+# program in the hosts, Open MPI's baseline too, gets the same setting.
 #
 # COMMAND runs in the root namespace under `timeout`, with:
 #   RAILYARD_NETNS_A / RAILYARD_NETNS_B   the namespace names
@@ -28,10 +34,11 @@ rails=4
 rate=""
 burst=""
 time_limit=600
+autocorking=off
 skip_unless_root=0
 
 usage() {
-  sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -64,6 +71,12 @@ while (($# > 0)); do
       [[ ${2:-} =~ ^[1-9][0-9]*$ ]] ||
         fail_usage "--timeout '${2:-}' is invalid: expected a positive number of seconds"
       time_limit=$2
+      shift 2
+      ;;
+    --autocorking)
+      [[ ${2:-} == on || ${2:-} == off ]] ||
+        fail_usage "--autocorking '${2:-}' is invalid: expected on or off"
+      autocorking=$2
       shift 2
       ;;
     --skip-unless-root)
@@ -124,6 +137,9 @@ ip netns add "$ns_a"
 ip netns add "$ns_b"
 ip -n "$ns_a" link set lo up
 ip -n "$ns_b" link set lo up
+for ns in "$ns_a" "$ns_b"; do
+  ip netns exec "$ns" sysctl -qw "net.ipv4.tcp_autocorking=$([[ $autocorking == on ]] && echo 1 || echo 0)"
+done
 
 rails_a=() rails_b=() subnets=() devices_a=() devices_b=()
 for ((k = 1; k <= rails; k++)); do

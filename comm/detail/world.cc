@@ -23,8 +23,8 @@ constexpr std::chrono::milliseconds kSlice{50};
 constexpr std::chrono::hours kUnbounded{24 * 365 * 100};
 
 // Whether this host runs more ranks than the cores they may run on (the
-// union of their bindings): their waits then yield the core while they
-// spin (WaitPolicy::yield_while_spinning). Logged once per process.
+// union of their bindings): their waits then sleep sooner
+// (WaitPolicy::fit_to_host). Logged once per process.
 bool oversubscribed(const std::vector<RankCard>& cards, const HostPeers& host) {
   std::set<unsigned> cores;
   for (const int rank : host.ranks) {
@@ -36,7 +36,7 @@ bool oversubscribed(const std::vector<RankCard>& cards, const HostPeers& host) {
   std::call_once(logged, [&] {
     log::info("communicator: {} rank(s) on this host, {} core(s) they may run on: waiting ranks {}",
               host.ranks.size(), cores.size(),
-              more_ranks ? "yield the core while they spin" : "spin without yielding");
+              more_ranks ? "sleep at once (or yield while they spin)" : "spin without yielding");
   });
   return more_ranks;
 }
@@ -63,9 +63,7 @@ World::World(std::unique_ptr<Bootstrap> bootstrap, CommunicatorOptions options,
   host_ = host_peers(cards, rank());
   host_index_ = host_indexes(cards);
   auto endpoint_options = mrail::Options::from_environment(rails_for_rank(cards, host_));
-  if (!endpoint_options.wait.yield_given) {
-    endpoint_options.wait.yield_while_spinning = oversubscribed(cards, host_);
-  }
+  endpoint_options.wait.fit_to_host(oversubscribed(cards, host_));
   endpoint_options.host_rail =
       host_rail_for(options_.shared_memory, host_, cards[static_cast<std::size_t>(rank())].host);
   steps.mark("rail mapping");

@@ -1,6 +1,7 @@
 // FI_OFI_MRAIL_CONFIG and FI_OFI_MRAIL_ADDR: every valid form accepted, every
 // invalid one refused with a message that names the variable, the entry and
 // what was expected.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <array>
@@ -252,6 +253,36 @@ TEST(EndpointOptions, SpinYieldIsForcedOrLeftToTheCommunicator) {
     const WaitPolicy policy = WaitPolicy::from_environment();
     EXPECT_EQ(policy.yield_while_spinning, yields) << (value != nullptr ? value : "unset");
     EXPECT_EQ(policy.yield_given, given) << (value != nullptr ? value : "unset");
+  }
+}
+
+// On a host with more ranks than cores a wait sleeps at once unless
+// RAILYARD_SPIN_US says how long to spin; what the environment forces stays.
+TEST(EndpointOptions, AnOversubscribedHostSleepsAtOnceUnlessTheSpinIsGiven) {
+  struct Case {
+    const char* spin;
+    const char* yield;
+    bool oversubscribed;
+    long expected_spin_us;
+    bool expected_yield;
+  };
+  const std::array<Case, 7> cases{{{nullptr, nullptr, false, 100, false},
+                                   {nullptr, nullptr, true, 0, true},
+                                   {"40", nullptr, true, 40, true},
+                                   {"0", nullptr, false, 0, false},
+                                   {nullptr, "on", false, 0, true},
+                                   {nullptr, "off", true, 100, false},
+                                   {"250", "on", false, 250, true}}};
+  for (const Case& c : cases) {
+    testing::ScopedEnv spin("RAILYARD_SPIN_US", c.spin);
+    testing::ScopedEnv yield("RAILYARD_SPIN_YIELD", c.yield);
+    WaitPolicy policy = WaitPolicy::from_environment();
+    policy.fit_to_host(c.oversubscribed);
+    const std::string name = fmt::format("spin {} yield {} oversubscribed {}",
+                                         c.spin != nullptr ? c.spin : "unset",
+                                         c.yield != nullptr ? c.yield : "unset", c.oversubscribed);
+    EXPECT_EQ(policy.spin.count(), c.expected_spin_us) << name;
+    EXPECT_EQ(policy.yield_while_spinning, c.expected_yield) << name;
   }
 }
 

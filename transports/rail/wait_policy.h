@@ -9,7 +9,8 @@ namespace railyard {
 
 struct WaitPolicy {
   // Keep polling this long after the last completion before blocking.
-  // Default from RAILYARD_SPIN_US. Waking from a sleep costs tens of
+  // From RAILYARD_SPIN_US; by default 100 us, or none on a host with more
+  // ranks than cores (fit_to_host). Waking from a sleep costs tens of
   // microseconds, so a wait shorter than a network round trip must not
   // sleep: with 20 us, ping-pongs over TCP (round trip ~17 us on veth)
   // straddled the limit and small-message latency became bimodal.
@@ -28,10 +29,17 @@ struct WaitPolicy {
   // Emulated hosts that share one machine's cores need it: each counts only
   // its own ranks.
   bool yield_given = false;
+  // Whether spin was given (RAILYARD_SPIN_US) rather than left to the default.
+  bool spin_given = false;
 
   // spin from RAILYARD_SPIN_US (0 to 1000000), yield from
   // RAILYARD_SPIN_YIELD (auto, on, off), max_block default.
   [[nodiscard]] static WaitPolicy from_environment();
+
+  // Fits what the environment left open to a host that runs more ranks than
+  // the cores they may run on (`oversubscribed`), or not: there, waits yield
+  // while they spin and, by default, do not spin at all.
+  void fit_to_host(bool oversubscribed);
 };
 
 }  // namespace railyard
