@@ -62,11 +62,13 @@ CollectiveTask hand_back(const Channel& channel, const Doubling& doubling, const
 inline constexpr std::size_t kRingSegmentBytes = std::size_t{1} << 20;
 // The split-rail allreduce's pipeline: each lane reduces this much of the
 // vector at a time (a host's ranks share it), and this many lanes run side
-// by side. Measured on the emulated hosts (2 x 2 ranks, 4 rails;
-// docs/benchmarks.md): 2 MiB in 3 lanes took a 64 MiB allreduce in 163-172
-// ms, 4 MiB in 1 or 2 lanes 195 ms, 1 MiB 240-280 ms, one 64 MiB segment
-// 288 ms.
-inline constexpr std::size_t kSplitRailSegmentBytes = std::size_t{2} << 20;
+// by side. Measured on the emulated hosts (2 x 2 ranks, 4 rails, 3 lanes;
+// docs/benchmarks.md): 512 KiB carries 4-64 MiB at the rails' line rate
+// (8.7-8.9 ms at 4 MiB, 141-155 at 64 MiB), where 2 MiB took 9.1-9.9 and
+// 158-171 and left a 1 MiB vector in one segment (2.2-3.3 ms against
+// 2.2); 1 MiB was the slowest (its 256 KiB cross-host messages sit on the
+// eager limit), 256 KiB no better than 512 KiB.
+inline constexpr std::size_t kSplitRailSegmentBytes = std::size_t{512} << 10;
 inline constexpr std::uint32_t kSplitRailLanes = 3;
 
 // Allgather over `blocks` (a Blocks or a BlockLayout) of `element`-byte
