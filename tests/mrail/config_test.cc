@@ -278,9 +278,9 @@ TEST(EndpointOptions, AnOversubscribedHostSleepsAtOnceUnlessTheSpinIsGiven) {
     testing::ScopedEnv yield("RAILYARD_SPIN_YIELD", c.yield);
     WaitPolicy policy = WaitPolicy::from_environment();
     policy.fit_to_host(c.oversubscribed);
-    const std::string name = fmt::format("spin {} yield {} oversubscribed {}",
-                                         c.spin != nullptr ? c.spin : "unset",
-                                         c.yield != nullptr ? c.yield : "unset", c.oversubscribed);
+    const std::string name =
+        fmt::format("spin {} yield {} oversubscribed {}", c.spin != nullptr ? c.spin : "unset",
+                    c.yield != nullptr ? c.yield : "unset", c.oversubscribed);
     EXPECT_EQ(policy.spin.count(), c.expected_spin_us) << name;
     EXPECT_EQ(policy.yield_while_spinning, c.expected_yield) << name;
   }
