@@ -32,8 +32,7 @@ void WaitPolicy::fit_to_host(bool oversubscribed) {
   }
   // Where ranks outnumber cores, a spinning rank takes core time from the
   // rank (or the kernel's network processing) it waits for, even when it
-  // yields between polls: the yield is a system call that hands the core to
-  // another spinner as often as to the one with work. Measured on two
+  // yields between polls. Measured on two
   // emulated hosts x 2 ranks sharing 2 cores (docs/benchmarks.md), sleeping
   // at once made railyard-bench's allreduce 1.5-3x faster up to 128 KiB
   // than spinning 100 us with yields, and no slower above.
