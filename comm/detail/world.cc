@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <mutex>
 #include <set>
+#include <string>
 
 #include "railyard/comm/detail/rank_rails.h"
 #include "railyard/comm/detail/shared_memory.h"
 #include "railyard/comm/errors.h"
 #include "railyard/common/detail/log.h"
+#include "railyard/transports/rail/wait_policy.h"
 
 namespace railyard::comm::detail {
 namespace {
@@ -22,23 +24,34 @@ constexpr std::chrono::milliseconds kSlice{50};
 // A wait this long or longer has no deadline.
 constexpr std::chrono::hours kUnbounded{24 * 365 * 100};
 
-// Whether this host runs more ranks than the cores they may run on (the
-// union of their bindings): their waits then sleep sooner
-// (WaitPolicy::fit_to_host). Logged once per process.
-bool oversubscribed(const std::vector<RankCard>& cards, const HostPeers& host) {
+// How many cores this host's ranks may run on: the union of their bindings
+// (0 when none was reported).
+std::size_t host_cores(const std::vector<RankCard>& cards, const HostPeers& host) {
   std::set<unsigned> cores;
   for (const int rank : host.ranks) {
     const auto& cpus = cards[static_cast<std::size_t>(rank)].cpus;
     cores.insert(cpus.begin(), cpus.end());
   }
-  const bool more_ranks = !cores.empty() && host.ranks.size() > cores.size();
+  return cores.size();
+}
+
+// Fits the waits to a host that runs more ranks than the cores they may run
+// on (WaitPolicy::fit_to_host) and logs, once per process, how they wait
+// after that and the environment's say.
+void fit_waits_to_host(WaitPolicy& wait, const std::vector<RankCard>& cards,
+                       const HostPeers& host) {
+  const std::size_t cores = host_cores(cards, host);
+  wait.fit_to_host(cores != 0 && host.ranks.size() > cores);
   static std::once_flag logged;
   std::call_once(logged, [&] {
+    const std::string waits =
+        wait.spin.count() == 0
+            ? std::string("sleep at once")
+            : fmt::format("spin {} us{} before they sleep", wait.spin.count(),
+                          wait.yield_while_spinning ? ", yielding the core between polls," : "");
     log::info("communicator: {} rank(s) on this host, {} core(s) they may run on: waiting ranks {}",
-              host.ranks.size(), cores.size(),
-              more_ranks ? "sleep at once (or yield while they spin)" : "spin without yielding");
+              host.ranks.size(), cores, waits);
   });
-  return more_ranks;
 }
 
 std::vector<RankCard> decode_cards(const Bootstrap& bootstrap) {
@@ -63,7 +76,7 @@ World::World(std::unique_ptr<Bootstrap> bootstrap, CommunicatorOptions options,
   host_ = host_peers(cards, rank());
   host_index_ = host_indexes(cards);
   auto endpoint_options = mrail::Options::from_environment(rails_for_rank(cards, host_));
-  endpoint_options.wait.fit_to_host(oversubscribed(cards, host_));
+  fit_waits_to_host(endpoint_options.wait, cards, host_);
   endpoint_options.host_rail =
       host_rail_for(options_.shared_memory, host_, cards[static_cast<std::size_t>(rank())].host);
   steps.mark("rail mapping");
