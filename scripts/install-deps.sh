@@ -18,8 +18,8 @@ packages=(
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # plots of railyard-bench results (scripts/plot-busbw.py); the C API's
-  # Python example (ctypes and numpy)
-  gnuplot-nox python3 python3-numpy
+  # Python example (ctypes and numpy); mpi4py runs the MPI shim under Python
+  gnuplot-nox python3 python3-numpy python3-mpi4py
   # emulated multi-NIC hosts (ip netns, veth, tc)
   iproute2 procps
   # house style
