@@ -34,8 +34,9 @@ void WaitPolicy::fit_to_host(bool oversubscribed) {
   // rank (or the kernel's network processing) it waits for, even when it
   // yields between polls. Measured on two
   // emulated hosts x 2 ranks sharing 2 cores (docs/benchmarks.md), sleeping
-  // at once made railyard-bench's allreduce 1.5-3x faster up to 128 KiB
-  // than spinning 100 us with yields, and no slower above.
+  // at once took railyard-bench's allreduce 0.24-0.40x the time of spinning
+  // 100 us with yields at 8 B and 0.35-0.56x at 64-128 KiB, 0.45-1.09x at
+  // 512 B-8 KiB, and the same from 512 KiB.
   if (yield_while_spinning && !spin_given) {
     spin = std::chrono::microseconds{0};
   }
