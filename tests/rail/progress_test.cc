@@ -2,7 +2,9 @@
 // the spread mode that finds messages moving from rail to rail.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -185,6 +187,43 @@ TEST(ProgressUntil, AnExpectedRailIsWatchedAndAWrongExpectationIsDropped) {
   EXPECT_EQ(hint.expected, PollHint::kNoRail) << "a wrong expectation was kept";
   EXPECT_TRUE(hint.spread);
   EXPECT_EQ(hint.hot, 3U);
+}
+
+// A descriptor left signalled by work already taken in is not reset while
+// the wait spins (a reset would have the provider signal it again on the
+// next completion): its rail is progressed directly, every message is still
+// found, and the next sleep resets every descriptor.
+TEST(ProgressUntil, AStaleDescriptorIsLeftUntilTheNextSleepAndItsRailStillPolled) {
+  FourRails rails;
+  if (::testing::Test::HasFatalFailure()) {
+    return;
+  }
+  PollHint hint;
+  for (std::size_t i = 0; i < 12; ++i) {
+    rails.exchange(i % FourRails::kRails, hint);
+    if (::testing::Test::HasFatalFailure()) {
+      return;
+    }
+  }
+  ASSERT_EQ(hint.stale.size(), FourRails::kRails);
+  EXPECT_GT(std::count(hint.stale.begin(), hint.stale.end(), true), 0)
+      << "no rail's descriptor was found signalled with nothing to take in";
+  // Messages on the stale rails are found as before.
+  for (std::size_t i = 0; i < 8; ++i) {
+    rails.exchange((i * 3) % FourRails::kRails, hint);
+    if (::testing::Test::HasFatalFailure()) {
+      return;
+    }
+  }
+  // A wait that finds nothing sleeps, and sleeping resets every descriptor.
+  const auto policy = rails.pairs[0]->b->wait_policy();
+  EXPECT_FALSE(progress_until(
+      rails.receivers, [] { return false; }, policy.spin * 4 + std::chrono::milliseconds(20),
+      policy, &hint));
+  EXPECT_EQ(std::count(hint.stale.begin(), hint.stale.end(), true), 0)
+      << "a sleep left a rail marked stale";
+  rails.exchange(2, hint);
+  EXPECT_EQ(hint.hot, 2U);
 }
 
 }  // namespace

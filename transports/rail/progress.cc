@@ -81,14 +81,15 @@ void block(std::span<Rail* const> rails, std::chrono::nanoseconds budget,
 
 // Chooses the rails a sweep progresses by one poll(2) without a timeout
 // over their descriptors: every rail but `skip` (none when it is past the
-// last). Rails with work their descriptor does not announce are left out of
-// the poll (they are progressed anyway). Fills hint.fds and hint.fd_rails.
+// last). Rails with work their descriptor does not announce, or whose
+// descriptor is stale, are left out of the poll (they are progressed
+// anyway). Fills hint.fds and hint.fd_rails.
 void poll_descriptors(std::span<Rail* const> rails, PollHint& hint, std::size_t skip) {
   hint.fds.clear();
   hint.fd_rails.clear();
   for (std::size_t i = 0; i < rails.size(); ++i) {
     const Rail& rail = *rails[i];
-    if (i != skip && !rail.has_unannounced_work()) {
+    if (i != skip && !hint.stale[i] && !rail.has_unannounced_work()) {
       hint.fds.push_back(pollfd{rail.wait_fd(), POLLIN, 0});
       hint.fd_rails.push_back(i);
     }
@@ -157,9 +158,10 @@ SweepResult sweep(std::span<Rail* const> rails, PollHint& hint, std::size_t skip
       }
     } else if (seen == Polled::kReady) {
       // A descriptor stays signalled after the work that signalled it was
-      // taken in, until fi_trywait resets it: reset it, or every later poll
-      // names this rail again for nothing.
-      (void)rails[i]->ready_to_block();
+      // taken in. Resetting it here would make the provider signal it again
+      // on the next completion (see PollHint::stale): poll the rail itself
+      // until the next sleep resets it.
+      hint.stale[i] = true;
     }
   }
   return result;
@@ -174,6 +176,7 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
   if (poll.hot >= rails.size()) {
     poll.hot = 0;
   }
+  poll.stale.resize(rails.size(), false);
   const auto start = Clock::now();
   const auto deadline =
       timeout >= Clock::time_point::max() - start ? Clock::time_point::max() : start + timeout;
@@ -303,6 +306,9 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
       idle_work_due = true;
       continue;
     }
+    // block() resets every descriptor it will sleep on (a rail it finds
+    // with work ends it early: the next sweep learns anew which are stale).
+    poll.stale.assign(rails.size(), false);
     block(rails, std::min<std::chrono::nanoseconds>(deadline - now, policy.max_block),
           now - last_activity, poll.lock);
   }

@@ -39,6 +39,15 @@ struct PollHint {
   unsigned same_rail_streak = 0;
   // Work arrives on changing rails (see progress_until).
   bool spread = false;
+  // Per rail: its wait descriptor polled readable with nothing to take in,
+  // and was left so. Resetting it (fi_trywait, fi_wait) re-arms the
+  // provider's signal, and libfabric's util queues then write the signal on
+  // the next completion: a write, a read and polls a message, on the path
+  // of every small message that changes rails (round-robin 1.19x fixed's
+  // latency with the resets, 1.05x without, docs/benchmarks.md). A stale
+  // rail is progressed in every sweep without asking its descriptor, and
+  // only a sleep resets it, as it must.
+  std::vector<bool> stale;
   // One sweep's polled descriptors and the rail of each, kept from sweep to
   // sweep.
   std::vector<pollfd> fds;
@@ -71,7 +80,8 @@ struct PollHint {
 // timeout over the cold rails' descriptors, and only the rails it names
 // (and those with work their descriptor does not announce, see
 // Rail::has_unannounced_work) are progressed; a descriptor that stays
-// signalled after its work was taken in is reset with fi_trywait. Once a
+// signalled after its work was taken in is left signalled until the next
+// sleep, and its rail progressed in every sweep meanwhile. Once a
 // sweep finds work, the wait enters the spread mode (round-robin and
 // striping move each message to the next rail): every turn is such a poll
 // over every rail's descriptor, one system call a turn instead of one per
