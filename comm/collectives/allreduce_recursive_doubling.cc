@@ -6,9 +6,11 @@
 // getting the result back at the end. Partners reduce in rank order (the
 // lower rank's vector on the left), so both compute the same bits. For
 // small vectors, and for two ranks at any size (one swap moves the least).
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <vector>
 
 #include "railyard/comm/collectives/detail/algorithms.h"
 #include "railyard/comm/collectives/detail/patterns.h"
@@ -37,17 +39,41 @@ CollectiveTask allreduce_recursive_doubling(Channel channel, CollectiveArgs args
     co_return;
   }
   const int member = doubling.member();
+  const std::size_t element = size_of(args.type);
+  // A long vector's swap goes in segments of whole elements, all posted at
+  // once, each reduced as soon as it has arrived and this rank's own has
+  // left (the reduction may overwrite what is sent): the reduction of one
+  // overlaps the transfer of the rest instead of following the whole swap.
+  const std::size_t per_segment = bytes >= kSegmentedSwapFrom
+                                      ? std::max<std::size_t>(kRingSegmentBytes / element, 1)
+                                      : std::max<std::size_t>(args.count, 1);
+  const std::size_t segments =
+      std::max<std::size_t>((args.count + per_segment - 1) / per_segment, 1);
+  std::vector<std::array<Request, 2>> swaps;
+  swaps.reserve(segments);
   for (int distance = 1; distance < doubling.power(); distance *= 2) {
     const int partner = doubling.rank_of(member ^ distance);
-    std::array<Request, 2> swap{channel.recv(theirs.data(), bytes, partner),
-                                channel.send(mine, bytes, partner)};
-    co_await Transfers{swap};
-    channel.expect(swap[0], bytes, partner);
-    // The lower rank's vector on the left.
-    if (partner < rank) {
-      reduce(args.type, args.op, data, theirs.data(), mine, args.count);
-    } else {
-      reduce(args.type, args.op, data, mine, theirs.data(), args.count);
+    swaps.clear();
+    for (std::size_t k = 0; k < segments; ++k) {
+      const std::size_t first = std::min(k * per_segment, args.count) * element;
+      const std::size_t length = std::min(per_segment * element, bytes - first);
+      swaps.push_back({channel.recv(theirs.data() + first, length, partner),
+                       channel.send(mine + first, length, partner)});
+    }
+    for (std::size_t k = 0; k < segments; ++k) {
+      co_await Transfers{swaps[k]};
+      const std::size_t first = std::min(k * per_segment, args.count);
+      const std::size_t length = std::min(per_segment, args.count - first);
+      channel.expect(swaps[k][0], length * element, partner);
+      std::byte* out = data + first * element;
+      const std::byte* own = mine + first * element;
+      const std::byte* peer = theirs.data() + first * element;
+      // The lower rank's vector on the left.
+      if (partner < rank) {
+        reduce(args.type, args.op, out, peer, own, length);
+      } else {
+        reduce(args.type, args.op, out, own, peer, length);
+      }
     }
     mine = data;
   }

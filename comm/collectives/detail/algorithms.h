@@ -60,6 +60,14 @@ CollectiveTask hand_back(const Channel& channel, const Doubling& doubling, const
 // segments of this size, so that the reduction of one overlaps the arrival
 // of the next. 1 MiB is striped over every rail in 64 KiB fragments.
 inline constexpr std::size_t kRingSegmentBytes = std::size_t{1} << 20;
+// From this many bytes recursive doubling swaps in segments of
+// kRingSegmentBytes, reducing each as it arrives. Measured on the emulated
+// hosts (2 x 1 ranks, 4 rails at 1 Gbit/s, medians of 4 rounds;
+// docs/benchmarks.md): 0.94-0.97x the one-piece swap's time at 64 MiB,
+// 0.96-0.98x at 32 MiB, even at 16 MiB; segmenting every size from 2 MiB
+// made 4-8 MiB 1.01-1.11x slower, each segment's rendezvous costing more
+// than the overlap saved there.
+inline constexpr std::size_t kSegmentedSwapFrom = std::size_t{16} << 20;
 // The split-rail allreduce's pipeline: each lane reduces this much of the
 // vector at a time (a host's ranks share it), and this many lanes run side
 // by side. Measured on the emulated hosts (2 x 2 ranks, 4 rails, 3 lanes;

@@ -151,6 +151,38 @@ TEST(RingSegments, LargeVectorsReduceInSegmentsToTheReference) {
   }
 }
 
+// Recursive doubling swaps long vectors (from kSegmentedSwapFrom) in
+// segments of kRingSegmentBytes, each reduced as it arrives: a vector of
+// many segments and a short last one, out of place and in place, on 2 ranks
+// (one swap) and 4 (two), and on 3 (a folded rank), against the reference.
+TEST(DoublingSegments, LongVectorsSwapInSegmentsToTheReference) {
+  for (const int ranks : {2, 3, 4}) {
+    SCOPED_TRACE(ranks);
+    const std::size_t count =
+        (detail::kSegmentedSwapFrom + detail::kRingSegmentBytes / 2) / sizeof(float) + 5;
+    expect_clean(run_ranks(ranks, [&](Communicator& comm) {
+      const CollectiveOptions doubling{"recursive_doubling"};
+      std::vector<float> in(count);
+      for (std::size_t i = 0; i < count; ++i) {
+        in[i] = value(comm.rank(), i);
+      }
+      std::vector<float> out(count, -1.0F);
+      allreduce(comm, in.data(), out.data(), count, DataType::kFloat32, ReduceOp::kSum, doubling);
+      std::vector<float> in_place = in;
+      allreduce(comm, kInPlace, in_place.data(), count, DataType::kFloat32, ReduceOp::kSum,
+                doubling);
+      for (std::size_t i = 0; i < count; ++i) {
+        float sum = 0;
+        for (int r = 0; r < ranks; ++r) {
+          sum += value(r, i);
+        }
+        ASSERT_EQ(out[i], sum) << "element " << i;
+        ASSERT_EQ(in_place[i], sum) << "element " << i << ", in place";
+      }
+    }));
+  }
+}
+
 // Ranks run as threads that stand for ranks of several hosts
 // (CommunicatorOptions::host_id): ranks of one host talk over shared
 // memory, the hosts over the loopback rails. `hosts` x `per_host` ranks,
