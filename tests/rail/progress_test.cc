@@ -107,21 +107,31 @@ struct FourRails {
     });
   }
 
+  // `messages` exchanges, message i over rail (i * stride) mod kRails, as
+  // round-robin sends them (stride 1); false when one, or the set-up,
+  // failed fatally.
+  bool rotate(PollHint& hint, std::size_t messages, std::size_t stride = 1) {
+    if (::testing::Test::HasFatalFailure()) {
+      return false;
+    }
+    for (std::size_t i = 0; i < messages; ++i) {
+      exchange((i * stride) % kRails, hint);
+      if (::testing::Test::HasFatalFailure()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   std::vector<std::unique_ptr<RailPair>> pairs;
   std::vector<Rail*> receivers;
 };
 
 TEST(ProgressUntil, MessagesMovingFromRailToRailEnterTheSpreadModeAndOneRailLeavesIt) {
   FourRails rails;
-  if (::testing::Test::HasFatalFailure()) {
-    return;
-  }
   PollHint hint;
-  for (std::size_t i = 0; i < 12; ++i) {
-    rails.exchange(i % FourRails::kRails, hint);
-    if (::testing::Test::HasFatalFailure()) {
-      return;
-    }
+  if (!rails.rotate(hint, 12)) {
+    return;
   }
   EXPECT_TRUE(hint.spread) << "work on changing rails did not enter the spread mode";
   EXPECT_EQ(hint.hot, 3U);  // the rail of the last message
@@ -195,25 +205,16 @@ TEST(ProgressUntil, AnExpectedRailIsWatchedAndAWrongExpectationIsDropped) {
 // found, and the next sleep resets every descriptor.
 TEST(ProgressUntil, AStaleDescriptorIsLeftUntilTheNextSleepAndItsRailStillPolled) {
   FourRails rails;
-  if (::testing::Test::HasFatalFailure()) {
-    return;
-  }
   PollHint hint;
-  for (std::size_t i = 0; i < 12; ++i) {
-    rails.exchange(i % FourRails::kRails, hint);
-    if (::testing::Test::HasFatalFailure()) {
-      return;
-    }
+  if (!rails.rotate(hint, 12)) {
+    return;
   }
   ASSERT_EQ(hint.stale.size(), FourRails::kRails);
   EXPECT_GT(std::count(hint.stale.begin(), hint.stale.end(), true), 0)
       << "no rail's descriptor was found signalled with nothing to take in";
   // Messages on the stale rails are found as before.
-  for (std::size_t i = 0; i < 8; ++i) {
-    rails.exchange((i * 3) % FourRails::kRails, hint);
-    if (::testing::Test::HasFatalFailure()) {
-      return;
-    }
+  if (!rails.rotate(hint, 8, 3)) {
+    return;
   }
   // A wait that finds nothing sleeps, and sleeping resets every descriptor.
   const auto policy = rails.pairs[0]->b->wait_policy();
