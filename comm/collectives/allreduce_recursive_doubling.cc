@@ -44,30 +44,29 @@ CollectiveTask allreduce_recursive_doubling(Channel channel, CollectiveArgs args
   // once, each reduced as soon as it has arrived and this rank's own has
   // left (the reduction may overwrite what is sent): the reduction of one
   // overlaps the transfer of the rest instead of following the whole swap.
-  const std::size_t per_segment = bytes >= kSegmentedSwapFrom
-                                      ? std::max<std::size_t>(kRingSegmentBytes / element, 1)
-                                      : std::max<std::size_t>(args.count, 1);
-  const std::size_t segments =
-      std::max<std::size_t>((args.count + per_segment - 1) / per_segment, 1);
+  const Segments segmented = bytes >= kSegmentedSwapFrom
+                                 ? Segments::of_bytes(kRingSegmentBytes, element)
+                                 : Segments{std::max<std::size_t>(args.count, 1)};
+  const std::size_t segments = segmented.count(args.count);
   std::vector<std::array<Request, 2>> swaps;
   swaps.reserve(segments);
   for (int distance = 1; distance < doubling.power(); distance *= 2) {
     const int partner = doubling.rank_of(member ^ distance);
     swaps.clear();
     for (std::size_t k = 0; k < segments; ++k) {
-      const std::size_t first = std::min(k * per_segment, args.count) * element;
-      const std::size_t length = std::min(per_segment * element, bytes - first);
-      swaps.push_back({channel.recv(theirs.data() + first, length, partner),
-                       channel.send(mine + first, length, partner)});
+      const std::size_t at = segmented.first(k, args.count) * element;
+      const std::size_t length = segmented.length(k, args.count) * element;
+      swaps.push_back({channel.recv(theirs.data() + at, length, partner),
+                       channel.send(mine + at, length, partner)});
     }
     for (std::size_t k = 0; k < segments; ++k) {
       co_await Transfers{swaps[k]};
-      const std::size_t first = std::min(k * per_segment, args.count);
-      const std::size_t length = std::min(per_segment, args.count - first);
+      const std::size_t length = segmented.length(k, args.count);
       channel.expect(swaps[k][0], length * element, partner);
-      std::byte* out = data + first * element;
-      const std::byte* own = mine + first * element;
-      const std::byte* peer = theirs.data() + first * element;
+      const std::size_t at = segmented.first(k, args.count) * element;
+      std::byte* out = data + at;
+      const std::byte* own = mine + at;
+      const std::byte* peer = theirs.data() + at;
       // The lower rank's vector on the left.
       if (partner < rank) {
         reduce(args.type, args.op, out, peer, own, length);

@@ -8,13 +8,12 @@
 // A step's block travels in segments, all posted at once: the reduction of
 // one segment runs while the later ones are still arriving, so for large
 // vectors the rails do not stand idle while the CPU adds.
-#include <algorithm>
-#include <array>
 #include <cstring>
 #include <span>
 #include <vector>
 
 #include "railyard/comm/collectives/detail/algorithms.h"
+#include "railyard/comm/collectives/detail/patterns.h"
 #include "railyard/comm/collectives/detail/scratch.h"
 #include "railyard/comm/collectives/reduction.h"
 
@@ -24,8 +23,7 @@ CollectiveTask ring_reduce_scatter(const Channel& channel, const std::byte* sour
                                    BlockLayout blocks, DataType type, ReduceOp op) {
   const std::size_t element = size_of(type);
   const Ring ring{channel.rank(), channel.size()};
-  // Whole elements per segment, at least one.
-  const std::size_t per_segment = std::max<std::size_t>(kRingSegmentBytes / element, 1);
+  const Segments segmented = Segments::of_bytes(kRingSegmentBytes, element);
   const auto parts = static_cast<std::size_t>(ring.size);
   const Scratch incoming(blocks.longest(parts) * element);
   for (int step = 0; step + 1 < ring.size; ++step) {
@@ -38,29 +36,23 @@ CollectiveTask ring_reduce_scatter(const Channel& channel, const std::byte* sour
     const std::size_t out_count = blocks.length(out);
     // From the longest block, so that every rank cuts every block into as
     // many segments (some may be empty) and sends match receives.
-    const std::size_t segments =
-        std::max((blocks.longest(parts) + per_segment - 1) / per_segment, std::size_t{1});
-    // Segment k of a block of n elements: [k * per, min(n, (k+1) * per)).
-    const auto span_of = [&](std::size_t k, std::size_t n) {
-      const std::size_t first = std::min(k * per_segment, n);
-      return std::array<std::size_t, 2>{first, std::min(first + per_segment, n) - first};
-    };
+    const std::size_t segments = segmented.count(blocks.longest(parts));
     std::vector<Request> receives;
     std::vector<Request> sends;
     receives.reserve(segments);
     sends.reserve(segments);
     for (std::size_t k = 0; k < segments; ++k) {
-      const auto [in_first, in_length] = span_of(k, in_count);
-      receives.push_back(
-          channel.recv(incoming.data() + in_first * element, in_length * element, ring.previous()));
-      const auto [out_first, out_length] = span_of(k, out_count);
-      sends.push_back(channel.send(sent + out_first * element, out_length * element, ring.next()));
+      receives.push_back(channel.recv(incoming.data() + segmented.first(k, in_count) * element,
+                                      segmented.length(k, in_count) * element, ring.previous()));
+      sends.push_back(channel.send(sent + segmented.first(k, out_count) * element,
+                                   segmented.length(k, out_count) * element, ring.next()));
     }
     const std::byte* own = source + blocks.offset(in) * element;
     std::byte* block = data + blocks.offset(in) * element;
     for (std::size_t k = 0; k < segments; ++k) {
       co_await Transfers{std::span(&receives[k], 1)};
-      const auto [first, length] = span_of(k, in_count);
+      const std::size_t first = segmented.first(k, in_count);
+      const std::size_t length = segmented.length(k, in_count);
       channel.expect(receives[k], length * element, ring.previous());
       reduce(type, op, block + first * element, incoming.data() + first * element,
              own + first * element, length);

@@ -23,6 +23,29 @@ struct Blocks {
   [[nodiscard]] std::size_t longest() const noexcept { return length(0); }
 };
 
+// Runs of elements cut into segments of `per` elements (at least one), as
+// the ring reduce-scatter and recursive doubling send a long step: segment
+// k of a run of n elements starts at first(k, n) and holds length(k, n)
+// (the last one short, those past the end empty); a run takes count(n)
+// segments, at least one even when empty.
+struct Segments {
+  std::size_t per;
+
+  // Segments of `bytes` (whole elements of `element` bytes, at least one).
+  [[nodiscard]] static Segments of_bytes(std::size_t bytes, std::size_t element) noexcept {
+    return Segments{std::max<std::size_t>(bytes / element, 1)};
+  }
+  [[nodiscard]] std::size_t count(std::size_t n) const noexcept {
+    return std::max<std::size_t>((n + per - 1) / per, 1);
+  }
+  [[nodiscard]] std::size_t first(std::size_t k, std::size_t n) const noexcept {
+    return std::min(k * per, n);
+  }
+  [[nodiscard]] std::size_t length(std::size_t k, std::size_t n) const noexcept {
+    return std::min(first(k, n) + per, n) - first(k, n);
+  }
+};
+
 // Where each rank's block lies in a buffer of the v-collectives: the
 // caller's counts and displacements (in elements), or, when `counts` is
 // empty, `uniform` elements per rank in rank order.
