@@ -53,7 +53,7 @@ comm::Communicator& CommunicatorTransport::joined() {
   bootstrap.job_key = "railyard-mrail-bench";
   bootstrap.timeout = timeout_;
   world_.emplace(comm::Communicator::world(
-      comm::CommunicatorOptions{},
+      comm::CommunicatorOptions::from_environment(),
       [&](std::span<const std::byte> card) -> std::unique_ptr<comm::Bootstrap> {
         if (root_) {
           return std::make_unique<comm::RootBootstrap>(std::move(*listener_), 2, card, bootstrap);
