@@ -313,7 +313,7 @@ TEST(EndpointOptions, WeightsParseAndDefaultsHold) {
   EXPECT_EQ(options.min_chunk, 65536U);
   EXPECT_EQ(options.eager_limit, 262144U);
   EXPECT_EQ(options.fragment_size, 0U);  // chosen by provider (Endpoint.FragmentSizeFollows...)
-  EXPECT_EQ(options.pull_chunk, 256U << 10);
+  EXPECT_EQ(options.pull_chunk, 32U << 10);
   EXPECT_EQ(options.pull_depth, 4U);
 }
 

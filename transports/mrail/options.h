@@ -77,14 +77,18 @@ struct Options {
   // instead of both sending.
   // 0 reads each share in one piece. Network rails only: the host rail's
   // reads hold no connection and take each share whole. Default:
-  // RAILYARD_PULL_CHUNK, 256 KiB
-  // (measured against 512 KiB and 1 MiB: docs/benchmarks.md).
-  std::uint64_t pull_chunk = std::uint64_t{256} * 1024;
+  // RAILYARD_PULL_CHUNK, 32 KiB: what a rank answers stands between its own
+  // next read and the wire, so the bytes in flight per path bound how long
+  // that read waits. Two emulated hosts swapping one 2-8 MiB message at a
+  // time carried 627-823 MB/s of 956 with 256 KiB x 4 and 947-951 with
+  // 32 KiB x 4, and a 64 MiB allreduce took 141-143 ms against 147-151
+  // (docs/benchmarks.md).
+  std::uint64_t pull_chunk = std::uint64_t{32} * 1024;
   // Chunks of reads in flight per path, across messages: with many large
   // messages in flight both ways, unbounded reads (one window of 64 x 16
   // MiB is 128 MiB of answers per path) queued each side's requests and
   // FINs behind the other's answers again. Default: RAILYARD_PULL_DEPTH, 4
-  // (1 MiB per path with the default chunk).
+  // (128 KiB per path with the default chunk).
   std::uint32_t pull_depth = 4;
   // Largest eager fragment payload: the size of each receive buffer, 1 KiB
   // or more. 0 chooses by provider: on ofi_rxm rails 16 KiB less the
