@@ -80,7 +80,7 @@ struct Options {
   // RAILYARD_PULL_CHUNK, 32 KiB: what a rank answers stands between its own
   // next read and the wire, so the bytes in flight per path bound how long
   // that read waits. Two emulated hosts swapping one 2-8 MiB message at a
-  // time carried 627-823 MB/s of 956 with 256 KiB x 4 and 947-951 with
+  // time carried 596-838 MB/s of 956 with 256 KiB x 4 and 947-951 with
   // 32 KiB x 4, and a 64 MiB allreduce took 141-143 ms against 147-151
   // (docs/benchmarks.md).
   std::uint64_t pull_chunk = std::uint64_t{32} * 1024;
