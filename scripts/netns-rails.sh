@@ -171,7 +171,7 @@ done
 deadline=$((SECONDS + 10))
 for ((k = 0; k < rails; k++)); do
   for end in "$ns_a:${devices_a[k]}" "$ns_b:${devices_b[k]}"; do
-    until ip -n "${end%%:*}" -br link show dev "${end#*:}" | grep -qw UP; do
+    until grep -qw UP <<<"$(ip -n "${end%%:*}" -br link show dev "${end#*:}")"; do
       if ((SECONDS >= deadline)); then
         echo "netns-rails.sh: rail ${end#*:} did not come up within 10 s" >&2
         exit 1

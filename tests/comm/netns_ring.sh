@@ -20,14 +20,16 @@ fail() {
   echo "netns_ring: $*" >&2
   exit 1
 }
-echo "$output" | grep -q 'every value is' || fail "the ring did not complete"
+# Here-strings, not `echo | grep -q`: grep -q stops reading at the first
+# match, and with pipefail the echo it left writing (SIGPIPE) failed the
+# check on long outputs (the sanitizer build's).
+grep -q 'every value is' <<<"$output" || fail "the ring did not complete"
 # Rail k of host a is <prefix>r<k>a, of host b <prefix>r<k>b. With 4 NICs
 # and 2 ranks per host, local rank 0's share starts at rail 1, rank 1's at 3.
 for host in a b; do
   for local in 0 1; do
     home=$((local * 2 + 1))
-    echo "$output" |
-      grep -qE "for local rank ${local} of 2 .*rails ry[0-9]+r${home}${host}, " ||
+    grep -qE "for local rank ${local} of 2 .*rails ry[0-9]+r${home}${host}, " <<<"$output" ||
       fail "local rank ${local} of host ${host} did not get rail ${home} of its host first"
   done
 done

@@ -26,7 +26,7 @@ if [ "$expected" != "$installed" ]; then
   diff <(echo "$expected") <(echo "$installed") || true
   exit 1
 fi
-if find "$prefix/include" -path '*/detail*' | grep -q .; then
+if [ -n "$(find "$prefix/include" -path '*/detail*' -print -quit)" ]; then
   echo "internal headers were installed:"
   find "$prefix/include" -path '*/detail*'
   exit 1
