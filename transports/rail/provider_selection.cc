@@ -20,8 +20,8 @@ fabric::FabricInfo rail_hints(const std::string& provider) {
   hints->caps = kRailCaps;
   hints->mode = kRailModes;
   hints->ep_attr->type = FI_EP_RDM;
-  hints->tx_attr->msg_order = kRailOrder;
-  hints->rx_attr->msg_order = kRailOrder;
+  hints->tx_attr->msg_order = rail_order(provider);
+  hints->rx_attr->msg_order = rail_order(provider);
   hints->domain_attr->mr_mode = static_cast<int>(kRailMrModes);
   hints->domain_attr->threading = FI_THREAD_DOMAIN;
   hints->domain_attr->av_type = FI_AV_TABLE;

@@ -46,6 +46,27 @@ const char* address_format_name(std::uint32_t format) {
 
 }  // namespace
 
+std::uint64_t rail_order(const std::string& provider) {
+  // libfabric's shm moves an fi_read or fi_write with one process_vm_readv
+  // or process_vm_writev in the caller ("fast RMA") only in a domain opened
+  // without RMA orderings. Asked for FI_ORDER_RAW or FI_ORDER_SAW, it queues
+  // every RMA to the peer as a request, and libfabric 1.17 (Debian 12's)
+  // then serves every read request by copying through shared bounce buffers
+  // instead of CMA. Measured on this machine (docs/benchmarks.md): a
+  // sendrecv between two ranks of one host took 2.2-2.7x as long so at
+  // 1 MiB and 1.4-2.0x at 4-64 MiB.
+  //
+  // Railyard's orderings still hold without the request. A fast RMA is in
+  // the peer's memory when the call returns. An RMA shm does not do fast (no
+  // CMA between the two processes; in releases after 1.17 also a write or
+  // read of at most its 4 KiB inject size) joins the peer's first-in
+  // first-out command queue, as sends do. So a flush (a 1-byte read posted
+  // once the writes completed: fast only where the writes were too) and a
+  // send after it find every write landed; tests/comm/shared_memory_test.cc
+  // checks puts of both kinds.
+  return provider == "shm" ? 0 : kRailOrder;
+}
+
 std::string caps_string(std::uint64_t caps) {
   static constexpr std::array<std::pair<std::uint64_t, const char*>, 9> kNames{{
       {FI_MSG, "FI_MSG"},

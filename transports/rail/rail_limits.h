@@ -50,6 +50,10 @@ inline constexpr std::uint64_t kRailModes = FI_CONTEXT | FI_CONTEXT2;
 // Orderings a rail relies on between operations to the same peer: a read
 // after writes sees them (flush), a send after writes follows them (notify).
 inline constexpr std::uint64_t kRailOrder = FI_ORDER_RAW | FI_ORDER_SAW;
+// The orderings railyard requests of `provider`: kRailOrder, except of
+// libfabric's shm, which is asked for none (see rail_limits.cc for why that
+// keeps flush and notify ordered there).
+[[nodiscard]] std::uint64_t rail_order(const std::string& provider);
 inline constexpr std::uint64_t kRailMrModes =
     FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT | FI_MR_RAW;
 // Below these a provider cannot carry railyard's protocols.
