@@ -7,6 +7,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "rail_pair.h"
@@ -224,6 +225,46 @@ TEST(ProgressUntil, AStaleDescriptorIsLeftUntilTheNextSleepAndItsRailStillPolled
   EXPECT_EQ(std::count(hint.stale.begin(), hint.stale.end(), true), 0)
       << "a sleep left a rail marked stale";
   rails.exchange(2, hint);
+  EXPECT_EQ(hint.hot, 2U);
+}
+
+// Turns that take long (a yield that hands the core away, a long copy) do
+// not leave the cold rails unswept for kMaxColdInterval of them: after
+// kMaxColdGap a turn sweeps them, so a message on a cold rail is found in a
+// few turns, not in 256.
+TEST(ProgressUntil, SlowTurnsStillSweepTheColdRailsWithinTheGap) {
+  FourRails rails;
+  if (::testing::Test::HasFatalFailure()) {
+    return;
+  }
+  RailPair& pair = *rails.pairs[2];
+  EightBytes message(pair);
+  ASSERT_TRUE(message.post_recv(pair, 3).ok());
+  ASSERT_TRUE(message.post_send(pair, 3).ok());
+  ASSERT_TRUE(pair.run_until([&] { return message.send.done(); }));
+  PollHint hint;
+  hint.hot = 0;
+  hint.cold_interval = PollHint::kMaxColdInterval;
+  WaitPolicy policy = pair.b->wait_policy();
+  policy.spin = std::chrono::seconds(10);  // spin on: no sweep before a sleep
+  constexpr auto kTurn = std::chrono::milliseconds(1);
+  const auto start = std::chrono::steady_clock::now();
+  const bool found = progress_until(
+      rails.receivers,
+      [&] {
+        if (message.recv.done()) {
+          return true;
+        }
+        std::this_thread::sleep_for(kTurn);  // a slow turn
+        return false;
+      },
+      kTestTimeout, policy, &hint);
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(found) << "the message on the cold rail was not found";
+  // 256 turns of at least 1 ms each without the gap; a few with it.
+  EXPECT_LT(took, kTurn * (PollHint::kMaxColdInterval / 4))
+      << "found after " << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
+      << " ms";
   EXPECT_EQ(hint.hot, 2U);
 }
 

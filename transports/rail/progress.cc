@@ -181,6 +181,7 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
   const auto deadline =
       timeout >= Clock::time_point::max() - start ? Clock::time_point::max() : start + timeout;
   auto last_activity = start;
+  auto last_sweep = start;
   bool idle_work_due = true;  // poll.on_idle, on the next turn that finds nothing
   // Takes in a rail's completions; other threads asleep on the rails must
   // look at what they finished.
@@ -239,8 +240,10 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
           }
         }
       }
-      if (rails.size() > 1 && ++poll.turn >= poll.cold_interval) {
+      if (rails.size() > 1 && (++poll.turn >= poll.cold_interval ||
+                               Clock::now() - last_sweep >= PollHint::kMaxColdGap)) {
         poll.turn = 0;
+        last_sweep = Clock::now();
         const bool by_descriptor = descriptors && ++poll.sweeps % PollHint::kFullSweepEvery != 0;
         if (by_descriptor) {
           poll_descriptors(rails, poll, hot);
