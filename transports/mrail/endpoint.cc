@@ -68,7 +68,7 @@ void validate(const Options& options) {
 // See Options::fragment_size.
 std::uint32_t fragment_size_for(const std::string& provider) {
   constexpr std::uint32_t kRxmEagerBuffer = 16 * 1024;
-  constexpr std::uint32_t kWholeFragment = 64 * 1024;
+  constexpr std::uint32_t kWholeFragment = 32 * 1024;
   return provider.find("ofi_rxm") != std::string::npos
              ? kRxmEagerBuffer - static_cast<std::uint32_t>(kHeaderSize)
              : kWholeFragment;

@@ -39,7 +39,7 @@ struct HostRailOptions {
   bool required = false;
   // Largest message to a same-host peer sent eagerly; larger ones go by
   // rendezvous, which the host rail carries as one read of the sender's
-  // memory (CMA) instead of a copy into 64 KiB receive buffers and out
+  // memory (CMA) instead of a copy into receive buffers and out
   // again. Measured on this machine (docs/benchmarks.md): with the network
   // rails' 256 KiB, a 256 KiB sendrecv between two ranks took 74 us
   // against 26 us by rendezvous, and a 1 MiB allreduce on 4 ranks 660-920
@@ -94,13 +94,15 @@ struct Options {
   // or more. 0 chooses by provider: on ofi_rxm rails 16 KiB less the
   // 48-byte multi-rail header, so a fragment is ofi_rxm's eager buffer (it
   // segments anything larger, which cost 5-8% of striped medium-message
-  // bandwidth on 1 Gbit rails); on others (net, shm) 64 KiB, which carries
-  // the power-of-two messages programs send in whole fragments with a
-  // quarter of the headers: on the emulated hosts striped 64-256 KiB
-  // messages went from 475.8 to 477.7 MB/s (16 KiB less the header left a
-  // fragment of a few bytes behind each 16 KiB, Open MPI carried
-  // 477.0-477.6), and a 16 KiB ping-pong from 19.5 to 15.8 us.
-  // Default: RAILYARD_FRAGMENT_SIZE, else 0.
+  // bandwidth on 1 Gbit rails); on others (net, shm) 32 KiB, a power of
+  // two, so the power-of-two messages programs send travel in whole
+  // fragments (16 KiB less the header left a fragment of a few bytes behind
+  // each 16 KiB: striped 64-256 KiB messages 475.8 MB/s against 477.7, a
+  // 16 KiB ping-pong 19.5 us against 15.8). 64 KiB fragments carried 0.1 %
+  // more at 64-256 KiB but stalled the net provider with two ranks per
+  // host: sockets held whole fragments unread for tens of ms, and a 2 x 2
+  // allreduce of 64 MiB took 258-533 ms against 141-142 with 32 KiB (16 KiB:
+  // 145-150; docs/benchmarks.md). Default: RAILYARD_FRAGMENT_SIZE, else 0.
   std::uint32_t fragment_size = 0;
   // Receive and send buffers per rail.
   std::uint32_t receive_buffers = 64;

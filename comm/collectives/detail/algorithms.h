@@ -58,7 +58,7 @@ CollectiveTask hand_back(const Channel& channel, const Doubling& doubling, const
 
 // The most a ring step sends as one message: a step's block goes in
 // segments of this size, so that the reduction of one overlaps the arrival
-// of the next. 1 MiB is striped over every rail in 64 KiB fragments.
+// of the next. 1 MiB is striped over every rail in 32 KiB fragments.
 inline constexpr std::size_t kRingSegmentBytes = std::size_t{1} << 20;
 // From this many bytes recursive doubling swaps in segments of
 // kRingSegmentBytes, reducing each as it arrives. Measured on the emulated
