@@ -23,9 +23,9 @@ struct PollHint {
   static constexpr unsigned kMinColdInterval = 4;
   static constexpr unsigned kMaxColdInterval = 256;
   // The longest the other rails go unswept, however few turns passed: a turn
-  // that yields the core can last a scheduler slice, and 256 of them left a
-  // rail's socket unread for up to 0.4 s (its sender stalled on a full
-  // receive window) with 2 hosts x 2 ranks on 2 cores (docs/benchmarks.md).
+  // that yields the core can last a scheduler slice, so 256 of them could
+  // leave a network rail unread for hundreds of ms while a busy host rail
+  // stayed hot (2 hosts x 2 ranks on 2 cores, docs/benchmarks.md).
   static constexpr std::chrono::microseconds kMaxColdGap{100};
   // Every this many sweeps by descriptor, one progresses every rail anyway.
   static constexpr unsigned kFullSweepEvery = 64;
