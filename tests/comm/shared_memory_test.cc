@@ -217,6 +217,16 @@ TEST(SharedMemory, PutsOfEverySizeLandBeforeTheFlushAndTheMessageAfterIt) {
   const auto value = [](int round, std::size_t i) {
     return static_cast<std::uint8_t>((i * 13U) + static_cast<std::size_t>(round) * 29U + 1U);
   };
+  // Bytes of the puts' ranges in `window_bytes` that are not round `round`'s.
+  const auto wrong_in = [&](const std::vector<std::uint8_t>& window_bytes, int round) {
+    std::size_t wrong = 0;
+    for (const auto& [offset, bytes] : kPuts) {
+      for (std::size_t i = offset; i < offset + bytes; ++i) {
+        wrong += window_bytes[i] == value(round, i) ? 0 : 1;
+      }
+    }
+    return wrong;
+  };
   const auto ranks = railyard::testing::fork_ranks(
       2, "shared-memory-window-test", 60s, [](int /*rank*/) { ::setenv("RAILYARD_SHM", "on", 1); },
       [&](int rank, const Communicator& world, tools::Pipe& pipe) {
@@ -240,20 +250,12 @@ TEST(SharedMemory, PutsOfEverySizeLandBeforeTheFlushAndTheMessageAfterIt) {
             std::vector<std::uint8_t> back(kWindow, 0);
             window.get(back.data(), back.size(), 1, 0);
             window.flush(1);
-            for (const auto& [offset, bytes] : kPuts) {
-              for (std::size_t i = offset; i < offset + bytes; ++i) {
-                wrong += back[i] == value(round, i) ? 0 : 1;
-              }
-            }
+            wrong += wrong_in(back, round);
           } else {
             int announced = -1;
             (void)world.recv(&announced, sizeof(announced), 0, 0);
             wrong += announced == round ? 0 : 1;
-            for (const auto& [offset, bytes] : kPuts) {
-              for (std::size_t i = offset; i < offset + bytes; ++i) {
-                wrong += memory[i] == value(round, i) ? 0 : 1;
-              }
-            }
+            wrong += wrong_in(memory, round);
             world.send(&round, sizeof(round), 0, 1);
           }
         }
