@@ -32,10 +32,16 @@ CollectiveTask allreduce_rabenseifner(Channel channel, CollectiveArgs args) {
   const std::size_t element = size_of(args.type);
   const std::size_t bytes = args.count * element;
   auto* data = static_cast<std::byte*>(args.recv);
-  if (!args.in_place && bytes != 0) {
+  const Doubling doubling{channel.rank(), channel.size()};
+  // Out of place on a power of two, the first halving step sends from the
+  // send buffer and reduces into the receive buffer, as recursive doubling
+  // does: no copy of the whole vector first (8 % of the samples of a 2 MiB
+  // allreduce on 4 ranks of one host were that copy).
+  const bool copy_first = !args.in_place && (doubling.extra() != 0 || doubling.power() == 1);
+  if (copy_first && bytes != 0) {
     std::memcpy(data, args.send, bytes);
   }
-  const Doubling doubling{channel.rank(), channel.size()};
+  const auto* input = args.in_place || copy_first ? data : static_cast<const std::byte*>(args.send);
   // A rank that folds needs no scratch.
   const Scratch incoming(doubling.folds() ? 0 : bytes);
   co_await fold_in(channel, doubling, data, incoming.data(), args.count, args.type, args.op);
@@ -61,16 +67,18 @@ CollectiveTask allreduce_rabenseifner(Channel channel, CollectiveArgs args) {
     const std::size_t in_bytes = length(keep) * element;
     std::array<Request, 2> swap{
         channel.recv(incoming.data(), in_bytes, partner),
-        channel.send(data + first(give) * element, length(give) * element, partner)};
+        channel.send(input + first(give) * element, length(give) * element, partner)};
     co_await Transfers{swap};
     channel.expect(swap[0], in_bytes, partner);
     std::byte* kept = data + first(keep) * element;
+    const std::byte* own = input + first(keep) * element;
     // The lower member's data on the left, whichever rank reduces.
     if (lower) {
-      reduce(args.type, args.op, kept, kept, incoming.data(), length(keep));
+      reduce(args.type, args.op, kept, own, incoming.data(), length(keep));
     } else {
-      reduce(args.type, args.op, kept, incoming.data(), kept, length(keep));
+      reduce(args.type, args.op, kept, incoming.data(), own, length(keep));
     }
+    input = data;  // every later step works inside the window just written
     parents.push_back(mine);
     mine = keep;
   }
