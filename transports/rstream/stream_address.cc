@@ -58,10 +58,15 @@ StreamAddress parse_stream_address(std::string_view input, std::string_view text
     }
     host = rest.substr(1, close - 1);
     port = rest.substr(close + 2);
+    // Every IPv6 address has a ':'; without one, the host printed back
+    // (to_string() brackets only hosts with one) would not parse.
     for (const char c : host) {
       if (!(valid_host_char(c) || c == ':' || c == '%')) {
         fail(fmt::format("'{}' is not an IPv6 address", host));
       }
+    }
+    if (host.find(':') == std::string_view::npos) {
+      fail(fmt::format("'{}' in brackets is not an IPv6 address", host));
     }
   } else {
     const auto colon = rest.rfind(':');
