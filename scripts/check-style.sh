@@ -7,7 +7,7 @@
 #                                  a full pass; when clean, records HEAD there
 set -euo pipefail
 cd "$(dirname "$0")/.."
-layers='common transports topology comm c_api mpi_shim examples tests'
+layers='common transports topology comm c_api mpi_shim examples tests fuzz'
 
 sources() {
   # shellcheck disable=SC2086

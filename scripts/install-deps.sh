@@ -24,6 +24,8 @@ packages=(
   iproute2 procps
   # house style
   clang-format clang-tidy
+  # the libFuzzer harnesses (scripts/fuzz.sh): clang and its fuzzer runtime
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -1,0 +1,87 @@
+// The multi-rail layer's user grammars: FI_OFI_MRAIL_CONFIG (the policy
+// table), RAILYARD_RAIL_WEIGHTS and FI_OFI_MRAIL_ADDR. The first byte
+// chooses the grammar, the rest is the value. Each is accepted, or refused
+// with a ConfigError naming the variable and the value; an accepted policy
+// table has strictly ascending sizes, and one written back out
+// (describe() is for people, so the entries are) parses to the same table.
+#include <fmt/format.h>
+
+#include <string>
+
+#include "fuzz/fuzz_support.h"
+#include "railyard/transports/mrail/options.h"
+#include "railyard/transports/mrail/policy_table.h"
+#include "railyard/transports/mrail/rail_addresses.h"
+
+namespace {
+
+using namespace railyard;
+
+void policy_table(std::string_view text) {
+  constexpr std::string_view kInput = "FI_OFI_MRAIL_CONFIG";
+  mrail::PolicyTable table;
+  try {
+    table = mrail::PolicyTable::parse(kInput, text);
+  } catch (const ConfigError& error) {
+    fuzz::require_names(error, kInput, text);
+    return;
+  }
+  const auto& entries = table.entries();
+  fuzz::require(!entries.empty(), "an accepted table without entries");
+  std::string written;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    fuzz::require(i == 0 || entries[i].max_size > entries[i - 1].max_size,
+                  "accepted sizes that do not ascend");
+    written += fmt::format("{}{}:{}", i == 0 ? "" : ",", entries[i].max_size,
+                           mrail::to_string(entries[i].policy));
+  }
+  const mrail::PolicyTable again = mrail::PolicyTable::parse(kInput, written);
+  fuzz::require(again.entries().size() == entries.size(), "a written table parses differently");
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    fuzz::require(again.entries()[i].max_size == entries[i].max_size &&
+                      again.entries()[i].policy == entries[i].policy,
+                  "a written table parses differently");
+  }
+}
+
+void rail_weights(std::string_view text) {
+  constexpr std::string_view kInput = "RAILYARD_RAIL_WEIGHTS";
+  try {
+    for (const double weight : mrail::parse_rail_weights(kInput, text)) {
+      fuzz::require(weight > 0 && weight < 1e308, "an accepted weight that is not positive");
+    }
+  } catch (const ConfigError& error) {
+    fuzz::require_names(error, kInput, text);
+  }
+}
+
+void rail_addresses(std::string_view text) {
+  constexpr std::string_view kInput = "FI_OFI_MRAIL_ADDR";
+  try {
+    fuzz::require(!mrail::parse_rail_addresses(kInput, text).empty(),
+                  "an accepted address list without rails");
+  } catch (const ConfigError& error) {
+    fuzz::require_names(error, kInput, text);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) {
+    return 0;
+  }
+  const std::string_view text = fuzz::text_of(data + 1, size - 1);
+  switch (data[0] % 3) {
+    case 0:
+      policy_table(text);
+      break;
+    case 1:
+      rail_weights(text);
+      break;
+    default:
+      rail_addresses(text);
+      break;
+  }
+  return 0;
+}
