@@ -182,6 +182,7 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
       timeout >= Clock::time_point::max() - start ? Clock::time_point::max() : start + timeout;
   auto last_activity = start;
   auto last_sweep = start;
+  auto turn_end = start;      // when the last turn ended (read once per turn)
   bool idle_work_due = true;  // poll.on_idle, on the next turn that finds nothing
   // Takes in a rail's completions; other threads asleep on the rails must
   // look at what they finished.
@@ -240,10 +241,10 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
           }
         }
       }
-      if (rails.size() > 1 && (++poll.turn >= poll.cold_interval ||
-                               Clock::now() - last_sweep >= PollHint::kMaxColdGap)) {
+      if (rails.size() > 1 &&
+          (++poll.turn >= poll.cold_interval || turn_end - last_sweep >= PollHint::kMaxColdGap)) {
         poll.turn = 0;
-        last_sweep = Clock::now();
+        last_sweep = turn_end;
         const bool by_descriptor = descriptors && ++poll.sweeps % PollHint::kFullSweepEvery != 0;
         if (by_descriptor) {
           poll_descriptors(rails, poll, hot);
@@ -272,6 +273,7 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
       return true;
     }
     const auto now = Clock::now();
+    turn_end = now;
     if (completed != 0) {
       last_activity = now;
       idle_work_due = true;
