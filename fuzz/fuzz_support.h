@@ -47,4 +47,15 @@ inline void require_names(const ConfigError& error, std::string_view input, std:
           "the message does not name the input");
 }
 
+// Runs parse(input, text), which checks what it accepted; a refusal must
+// be a ConfigError as require_names() wants it.
+template <typename Parse>
+void refused_well(std::string_view input, std::string_view text, Parse parse) {
+  try {
+    parse(input, text);
+  } catch (const ConfigError& error) {
+    require_names(error, input, text);
+  }
+}
+
 }  // namespace railyard::fuzz

@@ -16,17 +16,8 @@
 namespace {
 
 using namespace railyard;
+using fuzz::refused_well;
 using std::chrono::milliseconds;
-
-// Runs parse(input, text); a ConfigError must name the input and the value.
-template <typename Parse>
-void refused_well(std::string_view input, std::string_view text, Parse parse) {
-  try {
-    parse(input, text);
-  } catch (const ConfigError& error) {
-    fuzz::require_names(error, input, text);
-  }
-}
 
 }  // namespace
 
