@@ -690,6 +690,12 @@ TEST(Endpoint, MalformedWireMessagesAreDroppedAndCounted) {
   // A header whose reserved field is not zero.
   garbage.push_back(message(Header{.total = 4}, 4));
   garbage.back()[kHeaderSize - 1] = std::byte{1};
+  // A path rail no endpoint can have.
+  garbage.push_back(message(Header{.total = 4, .path_rail = 64}, 4));
+  // Acknowledgements naming a rail with no path to the receiver, and one
+  // beyond the messages it sent.
+  garbage.push_back(message(Header{.type = MessageType::kAck, .path_seq = 1, .path_rail = 7}, 0));
+  garbage.push_back(message(Header{.type = MessageType::kAck, .path_seq = 5, .path_rail = 0}, 0));
   std::vector<railyard::Request> ops(garbage.size());
   for (std::size_t i = 0; i < garbage.size(); ++i) {
     ASSERT_TRUE(

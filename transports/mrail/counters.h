@@ -2,6 +2,7 @@
 // see how the policies split traffic.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,8 +27,34 @@ struct RailTraffic {
   RailCounters rail;  // the rail's own operation counters
 };
 
+// What rail failover did on one path to a peer (docs/architecture.md).
+struct PathHealth {
+  std::uint64_t downs = 0;
+  std::uint64_t ups = 0;
+  // Messages (header and payload) that had gone out on this path unacknowledged
+  // when it went down, sent again over the others.
+  std::uint64_t messages_resent = 0;
+  std::uint64_t bytes_resent = 0;
+  // Rendezvous bytes that were to be read over this path, read over others.
+  std::uint64_t pull_bytes_moved = 0;
+};
+
+// One path to a peer: our rail `local_rail` to its rail `remote_rail`.
+struct PathTraffic {
+  std::uint32_t peer = 0;  // PeerId::index
+  std::size_t local_rail = 0;
+  std::size_t remote_rail = 0;
+  bool up = true;
+  // Numbered messages sent on it and not acknowledged yet (gauges).
+  std::uint64_t unacked_messages = 0;
+  std::uint64_t unacked_bytes = 0;
+  PathHealth health;
+};
+
 struct EndpointCounters {
   std::vector<RailTraffic> rails;
+  // Every path to every peer, by peer and then path.
+  std::vector<PathTraffic> paths;
   std::uint64_t eager_messages = 0;       // sent eagerly
   std::uint64_t rendezvous_messages = 0;  // sent by rendezvous
   std::uint64_t early_arrivals = 0;       // arrived before their turn (another rail was faster)
@@ -37,6 +64,10 @@ struct EndpointCounters {
   // (traffic one way only), see docs/wire-formats.md.
   std::uint64_t credit_messages = 0;
   std::uint64_t dropped_messages = 0;  // malformed, or from a peer never inserted
+  // Rail failover: messages that arrived twice (sent again over another
+  // path after theirs went down), dropped; acknowledgements sent.
+  std::uint64_t duplicates_dropped = 0;
+  std::uint64_t acks_sent = 0;
   std::uint64_t registration_hits = 0;
   std::uint64_t registration_misses = 0;
   // Payload bytes of unexpected messages held now (a gauge), and how often a

@@ -389,8 +389,15 @@ PeerId Endpoint::insert_peer(std::span<const std::byte> blob) {
       StripePlan(std::move(weights), min_chunk, std::min<std::uint64_t>(128, min_chunk)),
       std::min(options_.fragment_size, remote.max_fragment),
       std::min(options_.window, remote.window), options_.window));
-  peers_.back()->eager_limit =
+  Peer& peer = *peers_.back();
+  peer.eager_limit =
       same_host && options_.host_rail ? options_.host_rail->eager_limit : options_.eager_limit;
+  peer.path_of_rail.assign(rails_.size(), Peer::kNoPath);
+  for (std::size_t p = 0; p < peer.paths.size(); ++p) {
+    peer.path_of_rail[peer.paths[p].local_rail] = p;
+  }
+  // Failover needs a path to fail over to (docs/architecture.md).
+  peer.guarded = !same_host && peer.paths.size() > 1 && options_.rail_timeout.count() != 0;
   peer_ids_.emplace(remote.id, id);
 
   // Messages that arrived before we knew the peer.
@@ -563,6 +570,12 @@ EndpointCounters Endpoint::counters() const {
     out.registration_hits += state->cache->hits();
     out.registration_misses += state->cache->misses();
   }
+  for (const auto& peer : peers_) {
+    for (const Path& path : peer->paths) {
+      out.paths.push_back(PathTraffic{peer->id.index, path.local_rail, path.remote_rail, path.up,
+                                      path.unacked.size(), path.unacked_bytes, path.health});
+    }
+  }
   return out;
 }
 
@@ -578,7 +591,7 @@ void Endpoint::on_post_failure(std::size_t rail, RailPeer address, const Status&
         peer->paths.begin(), peer->paths.end(),
         [&](const Path& path) { return path.local_rail == rail && path.address == address; });
     if (on_this_rail) {
-      fail_peer(*peer, status);
+      lost_message(peer->id, rail, status);
       return;
     }
   }

@@ -38,6 +38,7 @@
 #include <mutex>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -157,6 +158,13 @@ class Endpoint {
   // landed in the peer's memory, on every path.
   [[nodiscard]] Status flush(Request& request, const RemoteMultiRegion& remote);
 
+  // Rail failover (docs/architecture.md): takes a path to a peer out of
+  // service as a failure would, carrying what it held over the peer's other
+  // paths; `reason` goes to the log. For tests and tools. Fails when the
+  // peer has no failover (one network path, or Options::rail_timeout 0);
+  // the peer fails when it was its last path.
+  [[nodiscard]] Status take_path_down(PeerId id, std::size_t path, std::string_view reason);
+
   // Progresses every rail once; returns the rail operations completed.
   std::size_t progress();
   // Progresses until done() or the timeout; spins, then blocks on the rails.
@@ -198,6 +206,7 @@ class Endpoint {
   void send_eager(Peer& peer, Request& request, const Header& header);
   void send_rendezvous(Peer& peer, Request& request, Header header);
   void send_control(Peer& peer, const Header& header);
+  void send_control(Peer& peer, const Header& header, std::size_t path);
   void enqueue(std::size_t rail, Outgoing fragment);
   void pump(std::size_t rail);
   // Copies one message into a free send buffer of `rail` (there must be
@@ -286,8 +295,41 @@ class Endpoint {
   void pieces_done(Request& request);
   void finish(Request& request);
   void fail_peer(Peer& peer, const Status& status);
-  // A message to the peer could not be sent: its stream is broken.
-  void lost_message(PeerId peer, const Status& status);
+  // A message to the peer over `rail` could not be sent: with failover its
+  // path goes down, else the peer's stream is broken and it fails.
+  void lost_message(PeerId peer, std::size_t rail, const Status& status);
+  // Whether failover carries what went wrong on `rail` to the peer: its
+  // path there is down and the messages it held go again over the others.
+  [[nodiscard]] bool covered_by_failover(PeerId peer, std::size_t rail) const noexcept;
+
+  // Rail failover (endpoint_failover.cc). A numbered message is kept
+  // (retain) until an acknowledgement (on_ack) covers it; a receiver
+  // counts the numbered messages that arrive in order on each path
+  // (note_arrival) and acknowledges them every few (send_ack), over the
+  // path they came by while it is up (reply_path). path_down takes a path
+  // out of service: queued and unacknowledged messages go over the paths
+  // left, pull shares waiting for it move to them (rescue_pulls), and a
+  // chunk read over it that fails is read again over them (reread,
+  // spread_pull).
+  [[nodiscard]] static std::uint32_t next_path_seq(std::uint32_t& sent) noexcept;
+  void retain(Path& path, std::uint32_t path_seq, std::span<const std::byte> message);
+  void recycle(std::vector<std::byte>&& buffer);
+  void note_arrival(Peer& peer, const Header& header, std::size_t rail);
+  void send_ack(Peer& peer, std::uint8_t sender_rail, std::size_t arrival_rail);
+  [[nodiscard]] static std::size_t reply_path(const Peer& peer, std::size_t arrival_rail) noexcept;
+  void on_ack(Peer& peer, const Header& header, std::size_t rail);
+  void on_probe(Peer& peer, const Header& header, std::size_t rail);
+  void path_down(Peer& peer, std::size_t index, std::string_view reason);
+  void set_live_paths(Peer& peer, std::vector<std::size_t> up);
+  void rescue_pulls(Peer& peer, Path& dead);
+  [[nodiscard]] bool reread(Path& dead, Request& request, std::uint64_t offset,
+                            std::uint64_t length);
+  [[nodiscard]] bool spread_pull(Peer& peer, Request& request, std::uint64_t begin,
+                                 std::uint64_t end);
+  // A lane of a pull reading [begin, end) of the message over `path`;
+  // false (the request failed) when its keys or registration are missing.
+  [[nodiscard]] bool add_lane(Peer& peer, Request& request, std::size_t path, std::uint64_t begin,
+                              std::uint64_t end);
   // Fails posted kAnySource receives once no inserted peer is alive.
   void fail_orphaned_wildcards();
   // Fails every posted receive that names `source` (kAnySource: wildcards).
@@ -363,6 +405,8 @@ class Endpoint {
   std::uint64_t unexpected_bytes_ = 0;  // every peer's Peer::unexpected_bytes
   std::size_t held_credits_ = 0;        // peers whose credit is held
   std::vector<StripePiece> pieces_;     // scratch for send_eager
+  // Buffers of acknowledged messages, reused for the next kept ones.
+  std::vector<std::vector<std::byte>> spare_buffers_;
   // Registered with the background thread last, removed from it first.
   std::unique_ptr<BackgroundTurn> background_;
 };

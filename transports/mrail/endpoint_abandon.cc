@@ -55,10 +55,12 @@ void Endpoint::detach(Request& request) noexcept {
   if (request.kind_ == RequestKind::kSend || request.kind_ == RequestKind::kRecv) {
     // A message half sent or half received breaks the peer's stream: the
     // receiver waits for it, or the sender for its FIN.
-    lost_message(request.peer_, Status(StatusCode::kUnreachable,
-                                       fmt::format("a {} request was destroyed in flight and did "
-                                                   "not complete within {} ms",
-                                                   kind, options_.post_timeout.count())));
+    if (Peer* peer = peer_of(request.peer_); peer != nullptr) {
+      fail_peer(*peer, Status(StatusCode::kUnreachable,
+                              fmt::format("a {} request was destroyed in flight and did "
+                                          "not complete within {} ms",
+                                          kind, options_.post_timeout.count())));
+    }
     if (request.done()) {
       return;
     }

@@ -17,6 +17,8 @@
 namespace railyard::mrail {
 namespace {
 
+using Placement = ReorderBuffer<std::unique_ptr<InboundMessage>>::Placement;
+
 // Messages from endpoints not inserted yet are kept up to this much.
 constexpr std::uint64_t kMaxStrangerBytes = std::uint64_t{64} << 20;
 
@@ -161,6 +163,9 @@ void Endpoint::handle(std::size_t rail, std::span<const std::byte> message) {
     peer.credit = header.credit;
     release_waiting(peer);
   }
+  if (header.path_seq != 0 && numbered(header.type)) {
+    note_arrival(peer, header, rail);
+  }
   const auto payload = message.subspan(kHeaderSize);
   switch (header.type) {
     case MessageType::kEager:
@@ -172,6 +177,10 @@ void Endpoint::handle(std::size_t rail, std::span<const std::byte> message) {
     case MessageType::kFin: {
       const auto it = rendezvous_sends_.find(header.word);
       if (it == rendezvous_sends_.end()) {
+        if (header.path_seq != 0) {
+          ++totals_.duplicates_dropped;  // sent again after its path failed
+          return;
+        }
         drop(rail,
              fmt::format("FIN from peer {} for unknown transfer {}", peer.id.index, header.word));
         return;
@@ -189,11 +198,18 @@ void Endpoint::handle(std::size_t rail, std::span<const std::byte> message) {
     }
     case MessageType::kCredit:
       break;  // its grant was taken above
+    case MessageType::kAck:
+      on_ack(peer, header, rail);
+      break;
+    case MessageType::kProbe:
+      on_probe(peer, header, rail);
+      break;
+    case MessageType::kProbeReply:
+      break;
   }
 }
 
 InboundMessage* Endpoint::locate(Peer& peer, const Header& header) {
-  using Placement = ReorderBuffer<std::unique_ptr<InboundMessage>>::Placement;
   switch (peer.early.place(header.seq)) {
     case Placement::kPast: {
       const auto ordinal = peer.early.ordinal_of_past(header.seq);
@@ -287,6 +303,14 @@ void Endpoint::on_fragment(Peer& peer, const Header& header, std::span<const std
     }
   }
   InboundMessage* message = locate(peer, header);
+  // A numbered fragment may come twice: sent again after its path failed,
+  // when it had arrived after all.
+  const bool may_repeat = header.path_seq != 0;
+  if (may_repeat && (message == nullptr ? peer.early.place(header.seq) != Placement::kBeyond
+                                        : message->repeats(header.word))) {
+    ++totals_.duplicates_dropped;
+    return;
+  }
   if (message == nullptr) {
     drop(rail, fmt::format("fragment of message {} from peer {} is outside the window [{}, +{}) "
                            "or repeats a delivered message",
@@ -318,6 +342,9 @@ void Endpoint::on_fragment(Peer& peer, const Header& header, std::span<const std
     std::memcpy(message->assembly.data() + header.word, payload.data(), payload.size());
   }
   message->arrived += payload.size();
+  if (may_repeat) {
+    message->fragments.push_back(header.word);
+  }
   if (message->turn_passed) {
     try_finish(peer, *message);
   } else {
@@ -329,6 +356,12 @@ void Endpoint::on_rts(Peer& peer, const Header& header, std::span<const std::byt
   InboundMessage* message = locate(peer, header);
   std::string error;
   RtsBody rts;
+  if (header.path_seq != 0 &&
+      (message == nullptr ? peer.early.place(header.seq) != Placement::kBeyond
+                          : message->type == MessageType::kRts && message->transfer_id != 0)) {
+    ++totals_.duplicates_dropped;  // sent again after its path failed
+    return;
+  }
   if (message == nullptr || message->turn_passed || message->type != MessageType::kRts ||
       !decode_rts_body(body, rts, error)) {
     // Dropping a rendezvous request would leave its sender waiting: say so.
@@ -492,7 +525,7 @@ void Endpoint::start_pull(Peer& peer, InboundMessage& message, Request& request)
   auto large = std::make_unique<LargeTransfer>();
   large->transfer_id = message.transfer_id;
   large->peer = peer.id;
-  const RtsBody rts = std::move(message.rts);
+  RtsBody rts = std::move(message.rts);
   peer.current.erase(message.ordinal);  // destroys `message`
   request.length_ = bytes;
   request.large_ = std::move(large);
@@ -503,10 +536,10 @@ void Endpoint::start_pull(Peer& peer, InboundMessage& message, Request& request)
   std::vector<StripePiece> pieces;
   if (bytes != 0) {
     if (rts.policy == Policy::kStriping) {
-      peer.plan.split(bytes, peer.take_next_path(), pieces);
+      peer.split(bytes, pieces);
     } else {
-      std::size_t chosen = peer.home_path;
-      for (std::size_t p = 0; p < peer.paths.size(); ++p) {
+      std::size_t chosen = peer.home();
+      for (const std::size_t p : peer.live) {
         if (peer.paths[p].remote_rail == rts.preferred_rail) {
           chosen = p;
         }
@@ -515,45 +548,17 @@ void Endpoint::start_pull(Peer& peer, InboundMessage& message, Request& request)
     }
   }
   LargeTransfer& transfer = *request.large_;
-  std::vector<int> lease_of(rails_.size(), -1);
+  transfer.keys = std::move(rts.keys);
+  transfer.lease_by_rail.assign(rails_.size(), -1);
   // The request stays open while lanes are being set up and their first
   // chunks posted, so one that fails at once cannot finish it early.
   request.pending_ = 1;
   bool prepared = true;
   for (const auto& piece : pieces) {
-    const Path& path = peer.paths[piece.path];
-    const auto key = std::find_if(rts.keys.begin(), rts.keys.end(), [&](const RtsBody::Key& k) {
-      return k.rail == path.remote_rail;
-    });
-    if (key == rts.keys.end()) {
-      request.fail(
-          Status(StatusCode::kIoError, fmt::format("peer {} offered no memory key for its rail {}",
-                                                   peer.id.index, path.remote_rail)));
+    if (!add_lane(peer, request, piece.path, piece.offset, piece.offset + piece.length)) {
       prepared = false;
       break;
     }
-    Rail& rail = *rails_[path.local_rail]->rail;
-    LargeTransfer::PullLane lane;
-    try {
-      lane.lease = transfer.lease_on(lease_of, path.local_rail, *rails_[path.local_rail]->cache,
-                                     request.buffer_, bytes);
-      transfer.remotes.push_back(rail.import_region(key->key));
-    } catch (const Error& e) {
-      request.fail(Status(StatusCode::kIoError, fmt::format("preparing to read from peer {}: {}",
-                                                            peer.id.index, e.what())));
-      prepared = false;
-      break;
-    }
-    lane.path = piece.path;
-    lane.rail = path.local_rail;
-    lane.address = path.address;
-    lane.chunk = path.pull_chunk;
-    lane.remote = transfer.remotes.size() - 1;
-    lane.key_offset = key->offset;
-    lane.next = piece.offset;
-    lane.end = piece.offset + piece.length;
-    transfer.lanes.push_back(lane);
-    request.pending_ += static_cast<std::uint32_t>(transfer.lanes.back().chunks_left());
   }
   if (!prepared) {
     drop_unposted(request);
@@ -571,7 +576,47 @@ void Endpoint::start_pull(Peer& peer, InboundMessage& message, Request& request)
   piece_done(request, Status());
 }
 
+bool Endpoint::add_lane(Peer& peer, Request& request, std::size_t path_index, std::uint64_t begin,
+                        std::uint64_t end) {
+  LargeTransfer& transfer = *request.large_;
+  const Path& path = peer.paths[path_index];
+  const auto key = std::find_if(transfer.keys.begin(), transfer.keys.end(),
+                                [&](const RtsBody::Key& k) { return k.rail == path.remote_rail; });
+  if (key == transfer.keys.end()) {
+    request.fail(Status(StatusCode::kIoError, fmt::format("peer {} offered no memory key for its "
+                                                          "rail {}",
+                                                          peer.id.index, path.remote_rail)));
+    return false;
+  }
+  Rail& rail = *rails_[path.local_rail]->rail;
+  LargeTransfer::PullLane lane;
+  try {
+    lane.lease =
+        transfer.lease_on(transfer.lease_by_rail, path.local_rail, *rails_[path.local_rail]->cache,
+                          request.buffer_, request.length_);
+    transfer.remotes.push_back(rail.import_region(key->key));
+  } catch (const Error& e) {
+    request.fail(Status(StatusCode::kIoError, fmt::format("preparing to read from peer {}: {}",
+                                                          peer.id.index, e.what())));
+    return false;
+  }
+  lane.path = path_index;
+  lane.rail = path.local_rail;
+  lane.address = path.address;
+  lane.chunk = path.pull_chunk;
+  lane.remote = transfer.remotes.size() - 1;
+  lane.key_offset = key->offset;
+  lane.next = begin;
+  lane.end = end;
+  transfer.lanes.push_back(lane);
+  request.pending_ += static_cast<std::uint32_t>(transfer.lanes.back().chunks_left());
+  return true;
+}
+
 void Endpoint::pump_pulls(Path& path) {
+  if (!path.up) {
+    return;  // its shares moved to the paths left (rescue_pulls)
+  }
   while (!path.waiting_pulls.empty()) {
     const PullTurn turn = path.waiting_pulls.front();
     const LargeTransfer::PullLane& lane = turn.request->large_->lanes[turn.lane];
@@ -600,6 +645,9 @@ void Endpoint::help_other_paths(Path& idle) {
     return;
   }
   const std::size_t idle_index = idle.index;
+  if (!idle.up) {
+    return;
+  }
   while (true) {
     // The share with the most bytes not posted among those at the front of
     // a full path, of a message that reads over this path too.
@@ -643,7 +691,7 @@ bool Endpoint::post_pull_chunk(Path& path, Request& request, std::size_t lane_in
   // Its own share from the front, another's from the back.
   const std::uint64_t offset = from_lane == lane_index ? source.next : source.end - length;
   const auto& lease = transfer.leases[lane.lease];
-  auto op = std::make_unique<PieceOp>(*this, request, lane.rail, length, PieceKind::kPull);
+  auto op = std::make_unique<PieceOp>(*this, request, lane.rail, length, PieceKind::kPull, offset);
   op->set_path(path);
   const Status posted = rails_[lane.rail]->rail->post_read(
       *op, lane.address, lease.buffer(request.buffer_ + offset, length),
@@ -740,20 +788,27 @@ void Endpoint::on_piece(PieceOp& op, const Completion& completion) {
     }
   }
   Request& request = *op.request();
-  if (completion.status.code() == StatusCode::kUnreachable) {
-    lost_message(request.peer_, completion.status);
+  Status status = completion.status;
+  if (status.code() == StatusCode::kUnreachable) {
+    lost_message(request.peer_, op.rail(), status);
   }
   if (op.kind() == PieceKind::kPull) {
     Path& path = *op.path();
     path.pull_bytes_in_flight -= op.bytes();
-    if (!completion.status.ok() && request.large_) {
+    if (!status.ok() && request.large_ && covered_by_failover(request.peer_, op.rail())) {
+      // Its path is down: read the piece again over another.
+      if (reread(path, request, op.offset(), op.bytes())) {
+        status = Status();
+      }
+    }
+    if (!status.ok() && request.large_) {
       drop_unposted(request);
     }
     // The path's next chunks go before this one is counted done, so its
     // request cannot finish between the two.
     pump_pulls(path);
   }
-  piece_done(request, completion.status);  // may destroy `op`
+  piece_done(request, status);  // may destroy `op`
 }
 
 void Endpoint::piece_done(Request& request, const Status& status) {

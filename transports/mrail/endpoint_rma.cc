@@ -144,7 +144,7 @@ Status Endpoint::start_rma(Request& request, RequestKind kind, const RmaLocal& l
   Peer& peer = *peer_of(remote.peer_);
   std::vector<StripePiece> pieces;
   if (size != 0) {
-    peer.plan.split(size, peer.take_next_path(), pieces);
+    peer.split(size, pieces);
   }
   // An unregistered buffer is registered on each rail the pieces use
   // before anything starts, so a refused registration starts nothing.
@@ -213,7 +213,7 @@ Status Endpoint::flush(Request& request, const RemoteMultiRegion& remote) {
   // A read issued after writes on the same path completes only once they
   // have landed (FI_ORDER_RAW, which every rail is opened with).
   request.pending_ = 1;
-  for (std::size_t p = 0; p < peer.paths.size(); ++p) {
+  for (const std::size_t p : peer.live) {
     const Path& path = peer.paths[p];
     RailState& state = *rails_[path.local_rail];
     auto op = std::make_unique<PieceOp>(*this, request, path.local_rail, 1, PieceKind::kFlush);

@@ -71,13 +71,13 @@ std::size_t Endpoint::choose_pieces(Peer& peer, std::uint64_t size,
   out.clear();
   switch (options_.policies.policy_for(size)) {
     case Policy::kFixed:
-      out.push_back(StripePiece{peer.home_path, 0, size});
+      out.push_back(StripePiece{peer.home(), 0, size});
       break;
     case Policy::kRoundRobin:
       out.push_back(StripePiece{peer.take_next_path(), 0, size});
       break;
     case Policy::kStriping:
-      peer.plan.split(size, peer.take_next_path(), out);
+      peer.split(size, out);
       break;
   }
   return out.size();
@@ -150,7 +150,7 @@ void Endpoint::send_rendezvous(Peer& peer, Request& request, Header header) {
   body.policy = options_.policies.policy_for(request.capacity_);
   // Fixed and round-robin name the rail to pull from; striping leaves the
   // split to the receiver.
-  std::size_t preferred = peer.home_path;
+  std::size_t preferred = peer.home();
   if (body.policy == Policy::kRoundRobin) {
     preferred = peer.take_next_path();
   }
@@ -184,7 +184,7 @@ void Endpoint::send_rendezvous(Peer& peer, Request& request, Header header) {
   // Done when the request-to-send has gone and the receiver's FIN came back.
   request.pending_ = 2;
 
-  const Path& path = peer.paths[peer.home_path];
+  const Path& path = peer.paths[peer.home()];
   ++rails_[path.local_rail]->traffic.messages_sent;
   Outgoing rts;
   rts.header = header;
@@ -196,7 +196,11 @@ void Endpoint::send_rendezvous(Peer& peer, Request& request, Header header) {
 }
 
 void Endpoint::send_control(Peer& peer, const Header& header) {
-  const Path& path = peer.paths[peer.home_path];
+  send_control(peer, header, peer.home());
+}
+
+void Endpoint::send_control(Peer& peer, const Header& header, std::size_t path_index) {
+  const Path& path = peer.paths[path_index];
   Outgoing control;
   control.header = header;
   control.destination = path.address;
@@ -229,12 +233,28 @@ void Endpoint::emit(std::size_t rail_index, Header& header, RailPeer destination
   const std::size_t length = kHeaderSize + payload_length;
   // Granted as late as possible: a message that waited in the queue carries
   // the newest grant.
+  // With failover, a message is numbered on its path and kept until the
+  // peer acknowledges it.
+  Path* numbered_on = nullptr;
   if (Peer* peer = peer_of(peer_id); peer != nullptr) {
     header.credit = grant(*peer);
+    if (numbered(header.type)) {
+      header.path_rail = static_cast<std::uint8_t>(rail_index);
+      header.path_seq = 0;
+      header.path_epoch = 0;
+      if (peer->guarded) {
+        numbered_on = &peer->paths[peer->path_of_rail[rail_index]];
+        header.path_seq = next_path_seq(numbered_on->sent);
+        header.path_epoch = numbered_on->epoch;
+      }
+    }
   }
   encode_header(header, slot.data());
   if (payload_length != 0) {
     std::memcpy(slot.data() + kHeaderSize, payload, payload_length);
+  }
+  if (numbered_on != nullptr) {
+    retain(*numbered_on, header.path_seq, std::span<const std::byte>(slot.data(), length));
   }
   if (header.type == MessageType::kEager) {
     ++state.traffic.chunks_sent;
@@ -242,54 +262,82 @@ void Endpoint::emit(std::size_t rail_index, Header& header, RailPeer destination
   }
   // What fits an inject leaves at once and needs no send buffer held.
   Status posted;
+  bool slot_held = false;
   if (length <= rail.limits().inject_size) {
     posted = rail.inject(destination, ConstBuffer{slot.data(), length, nullptr});
-    if (owner != nullptr) {
-      piece_done(*owner, posted);
-    }
   } else {
     state.free_slots.pop_back();
     slot.owner = owner;
     slot.peer = peer_id;
     posted = rail.post_send(slot, destination,
                             ConstBuffer{slot.data(), length, state.send_region.descriptor()});
-    if (!posted.ok()) {
+    slot_held = posted.ok();
+    if (!slot_held) {
       slot.owner = nullptr;
       state.free_slots.push_back(&slot);
-      if (owner != nullptr) {
-        piece_done(*owner, posted);
-      }
     }
   }
   if (!posted.ok()) {
     // Every message to a peer is one it counts on (a numbered fragment, a
-    // credit, a FIN): without it the peer's stream is broken for good.
+    // credit, a FIN): without it the peer's stream is broken for good,
+    // unless failover kept it and sends it again over another path.
     ++state.traffic.errors;
-    lost_message(peer_id, posted);
+    lost_message(peer_id, rail_index, posted);
+    if (covered_by_failover(peer_id, rail_index)) {
+      posted = Status();
+    }
+  }
+  if (owner != nullptr && !slot_held) {
+    piece_done(*owner, posted);
   }
 }
 
-void Endpoint::lost_message(PeerId peer_id, const Status& status) {
-  if (Peer* peer = peer_of(peer_id); peer != nullptr) {
-    fail_peer(*peer, status);
+void Endpoint::lost_message(PeerId peer_id, std::size_t rail, const Status& status) {
+  Peer* peer = peer_of(peer_id);
+  if (peer == nullptr) {
+    return;
   }
+  // With failover, the message was kept and goes again over another path;
+  // only the path it took is lost.
+  if (peer->guarded && rail < peer->path_of_rail.size() &&
+      peer->path_of_rail[rail] != Peer::kNoPath) {
+    path_down(*peer, peer->path_of_rail[rail], status.message());
+    return;
+  }
+  fail_peer(*peer, status);
+}
+
+bool Endpoint::covered_by_failover(PeerId peer_id, std::size_t rail) const noexcept {
+  const Peer* peer = peer_of(peer_id);
+  if (peer == nullptr || !peer->guarded || peer->failed || rail >= peer->path_of_rail.size() ||
+      peer->path_of_rail[rail] == Peer::kNoPath) {
+    return false;
+  }
+  return !peer->paths[peer->path_of_rail[rail]].up;
 }
 
 void Endpoint::on_sent(TxSlot& slot, const Completion& completion) {
   RailState& state = *rails_[slot.rail()];
   Request* owner = std::exchange(slot.owner, nullptr);
   state.free_slots.push_back(&slot);
-  if (!completion.status.ok()) {
+  Status status = completion.status;
+  if (!status.ok()) {
     ++state.traffic.errors;
-    // Canceled only when this endpoint has failed the peer itself (a send
-    // the provider drops with its connection completes as unreachable).
-    if (completion.status.code() != StatusCode::kCanceled) {
-      lost_message(slot.peer, completion.status);
+    // Canceled only when this endpoint has failed the peer, or its path,
+    // itself (a send the provider drops with its connection completes as
+    // unreachable).
+    if (status.code() != StatusCode::kCanceled) {
+      lost_message(slot.peer, slot.rail(), status);
+    }
+    // A message kept for failover went again over another path: its
+    // request lost nothing.
+    if (covered_by_failover(slot.peer, slot.rail())) {
+      status = Status();
     }
   }
   // Always counted: fail_peer never finishes a request with pieces out.
   if (owner != nullptr) {
-    piece_done(*owner, completion.status);
+    piece_done(*owner, status);
   }
   pump(slot.rail());
 }

@@ -13,6 +13,13 @@
 #include "railyard/transports/rail/rail_options.h"
 
 namespace railyard::mrail {
+namespace {
+
+// Shorter failover times would take a loaded rank's scheduling delays for
+// a dead path.
+constexpr std::chrono::milliseconds kMinFailoverTime{100};
+
+}  // namespace
 
 std::vector<double> parse_rail_weights(std::string_view input, std::string_view text) {
   std::vector<double> out;
@@ -99,6 +106,19 @@ Options Options::from_environment(RailChoice rails) {
   }
   if (const auto text = env::get("RAILYARD_BACKGROUND_PROGRESS")) {
     options.background_progress = parse_uint("RAILYARD_BACKGROUND_PROGRESS", *text, 0, 1) == 1;
+  }
+  if (const auto text = env::get("RAILYARD_RAIL_TIMEOUT")) {
+    using std::chrono::milliseconds;
+    options.rail_timeout = parse_duration("RAILYARD_RAIL_TIMEOUT", *text, std::chrono::seconds(1),
+                                          milliseconds(0), std::chrono::hours(1));
+    if (options.rail_timeout.count() != 0 && options.rail_timeout < kMinFailoverTime) {
+      throw ConfigError("RAILYARD_RAIL_TIMEOUT", *text,
+                        "expected 0 (failover off) or a duration from 100ms to 1h");
+    }
+  }
+  if (const auto text = env::get("RAILYARD_RAIL_RETRY")) {
+    options.rail_retry = parse_duration("RAILYARD_RAIL_RETRY", *text, std::chrono::seconds(1),
+                                        kMinFailoverTime, std::chrono::hours(1));
   }
   options.post_timeout = post_timeout_from_environment();
   options.wait = WaitPolicy::from_environment();

@@ -92,7 +92,7 @@ struct Options {
   std::uint32_t pull_depth = 4;
   // Largest eager fragment payload: the size of each receive buffer, 1 KiB
   // or more. 0 chooses by provider: on ofi_rxm rails 16 KiB less the
-  // 48-byte multi-rail header, so a fragment is ofi_rxm's eager buffer (it
+  // 56-byte multi-rail header, so a fragment is ofi_rxm's eager buffer (it
   // segments anything larger, which cost 5-8% of striped medium-message
   // bandwidth on 1 Gbit rails); on others (net, shm) 32 KiB, a power of
   // two, so the power-of-two messages programs send travel in whole
@@ -124,6 +124,17 @@ struct Options {
   // moves data only inside libfabric calls). Default:
   // RAILYARD_BACKGROUND_PROGRESS, 1.
   bool background_progress = true;
+  // Rail failover (docs/architecture.md, "Rail failover"): while not 0,
+  // messages to a peer with two or more network paths are kept until
+  // acknowledged, and a path that fails goes down while what it carried
+  // goes over the peer's other paths; a path with work pending that shows
+  // no progress for this long and does not answer a probe will count as
+  // failed (not built yet). 0 turns failover off: nothing is kept and a
+  // failed path fails its peer. Default: RAILYARD_RAIL_TIMEOUT, 2 s.
+  std::chrono::milliseconds rail_timeout{2000};
+  // How often a path down will be probed to bring it back (not built yet:
+  // a path down stays down). Default: RAILYARD_RAIL_RETRY, 1 s.
+  std::chrono::milliseconds rail_retry{1000};
   // Payload bytes of unexpected messages (arrived, not yet asked for) held
   // per peer and in total before the receiver holds back credits, so senders
   // wait instead of memory growing. Beyond it, a sender may still send the

@@ -9,7 +9,7 @@ namespace railyard::mrail {
 namespace {
 
 constexpr std::uint32_t kAddressMagic = 0x414D5952;  // "RYMA"
-constexpr std::uint8_t kMaxType = static_cast<std::uint8_t>(MessageType::kCredit);
+constexpr std::uint8_t kMaxType = static_cast<std::uint8_t>(MessageType::kProbeReply);
 
 }  // namespace
 
@@ -25,7 +25,15 @@ void encode_header(const Header& header, std::byte* out) noexcept {
   store_le(out + 24, header.total, 8);
   store_le(out + 32, header.word, 8);
   store_le(out + 40, header.credit, 4);
-  store_le(out + 44, std::uint32_t{0}, 4);
+  encode_path_fields(header, out);
+  store_le(out + 50, std::uint16_t{0}, 2);
+  store_le(out + 52, std::uint32_t{0}, 4);
+}
+
+void encode_path_fields(const Header& header, std::byte* out) noexcept {
+  store_le(out + 44, header.path_seq, 4);
+  store_le(out + 48, header.path_rail, 1);
+  store_le(out + 49, header.path_epoch, 1);
 }
 
 bool decode_header(std::span<const std::byte> message, Header& header, std::string& error) {
@@ -46,7 +54,10 @@ bool decode_header(std::span<const std::byte> message, Header& header, std::stri
   header.total = load_le(in + 24, 8);
   header.word = load_le(in + 32, 8);
   header.credit = static_cast<SeqNum>(load_le(in + 40, 4));
-  const auto reserved = static_cast<std::uint32_t>(load_le(in + 44, 4));
+  header.path_seq = static_cast<std::uint32_t>(load_le(in + 44, 4));
+  header.path_rail = static_cast<std::uint8_t>(in[48]);
+  header.path_epoch = static_cast<std::uint8_t>(in[49]);
+  const std::uint64_t reserved = load_le(in + 50, 2) | load_le(in + 52, 4);
   if (magic != kHeaderMagic || version != kWireVersion) {
     error = fmt::format("bad magic 0x{:02x} or version {} (expected 0x{:02x}, {})", magic, version,
                         kHeaderMagic, kWireVersion);
@@ -62,7 +73,11 @@ bool decode_header(std::span<const std::byte> message, Header& header, std::stri
     return false;
   }
   if (reserved != 0) {
-    error = fmt::format("reserved header field is 0x{:08x} (expected 0)", reserved);
+    error = "reserved header bytes 50-55 are not 0";
+    return false;
+  }
+  if (header.path_rail >= kMaxRails) {
+    error = fmt::format("path rail {} is not below {}", header.path_rail, kMaxRails);
     return false;
   }
   if (header.type == MessageType::kEager) {

@@ -87,8 +87,13 @@ enum class PieceKind : std::uint8_t { kPull, kPut, kGet, kFlush };
 class Endpoint::PieceOp final : public RailOp {
  public:
   PieceOp(Endpoint& endpoint, Request& request, std::size_t rail, std::uint64_t bytes,
-          PieceKind kind)
-      : endpoint_(endpoint), request_(&request), rail_(rail), bytes_(bytes), kind_(kind) {}
+          PieceKind kind, std::uint64_t offset = 0)
+      : endpoint_(endpoint),
+        request_(&request),
+        rail_(rail),
+        bytes_(bytes),
+        offset_(offset),
+        kind_(kind) {}
   // nullptr once its request was destroyed in flight (an orphan's piece).
   [[nodiscard]] Request* request() const noexcept { return request_; }
   void detach() noexcept { request_ = nullptr; }
@@ -97,6 +102,8 @@ class Endpoint::PieceOp final : public RailOp {
   void mark_completed() noexcept { completed_ = true; }
   [[nodiscard]] std::size_t rail() const noexcept { return rail_; }
   [[nodiscard]] std::uint64_t bytes() const noexcept { return bytes_; }
+  // Where a pull's piece starts in the message.
+  [[nodiscard]] std::uint64_t offset() const noexcept { return offset_; }
   [[nodiscard]] PieceKind kind() const noexcept { return kind_; }
   // A pull's piece: the path it reads over (a peer's paths never move).
   [[nodiscard]] Path* path() const noexcept { return path_; }
@@ -112,6 +119,7 @@ class Endpoint::PieceOp final : public RailOp {
   Request* request_;
   std::size_t rail_;
   std::uint64_t bytes_;
+  std::uint64_t offset_;
   PieceKind kind_;
   Path* path_ = nullptr;
   bool completed_ = false;
@@ -219,6 +227,11 @@ struct LargeTransfer {
 
   std::uint64_t transfer_id = 0;
   PeerId peer;
+  // A pull's memory keys of the sender's rails, kept so a path that fails
+  // can hand its share to another (Endpoint::add_lane), and the lease of
+  // each local rail in `leases` (lease_by_rail, -1: none yet).
+  std::vector<RtsBody::Key> keys;
+  std::vector<int> lease_by_rail;
   std::vector<RegistrationCache::Lease> leases;
   std::vector<RemoteRegion> remotes;
   std::vector<PullLane> lanes;

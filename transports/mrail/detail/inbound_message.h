@@ -2,6 +2,7 @@
 // matched and fully delivered.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct InboundMessage {
   // matches; after that they land straight in the receive's buffer.
   std::uint64_t arrived = 0;
   std::vector<std::byte> assembly;
+  // The offsets of the numbered fragments that arrived: with failover a
+  // fragment may come again, over another path, and must not count twice.
+  std::vector<std::uint64_t> fragments;
   Request* target = nullptr;
   bool turn_passed = false;  // matched, or queued unexpected
   // Rendezvous: where and how to pull the data.
@@ -37,6 +41,11 @@ struct InboundMessage {
   // payload (assembled here), a rendezvous request none.
   [[nodiscard]] std::uint64_t held_bytes() const noexcept {
     return type == MessageType::kEager ? total : 0;
+  }
+  // Whether the eager fragment at `offset` has arrived already.
+  [[nodiscard]] bool repeats(std::uint64_t offset) const noexcept {
+    return type == MessageType::kEager &&
+           std::find(fragments.begin(), fragments.end(), offset) != fragments.end();
   }
   [[nodiscard]] bool complete() const noexcept {
     return type == MessageType::kRts || arrived == total;

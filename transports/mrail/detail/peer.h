@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
 #include "railyard/common/intrusive_list.h"
 #include "railyard/common/status.h"
+#include "railyard/transports/mrail/counters.h"
 #include "railyard/transports/mrail/detail/inbound_message.h"
 #include "railyard/transports/mrail/detail/reorder_buffer.h"
 #include "railyard/transports/mrail/peer_id.h"
@@ -18,6 +20,24 @@
 #include "railyard/transports/rail/rail.h"
 
 namespace railyard::mrail {
+
+// A numbered message kept, header and payload as they went on the wire,
+// until the peer acknowledges it, to be resent over another path if its own
+// fails (rail failover, docs/architecture.md).
+struct RetainedMessage {
+  std::uint32_t path_seq = 0;
+  std::vector<std::byte> bytes;
+};
+
+// What a receiver knows of a path by which a peer sends to it, named by the
+// peer's rail (Header::path_rail): the numbered messages that have arrived
+// on it in order, and how many of them it has not acknowledged yet.
+struct InboundPath {
+  bool seen = false;
+  std::uint8_t epoch = 0;
+  std::uint32_t received = 0;  // the last path_seq in order
+  std::uint32_t unacked = 0;
+};
 
 // A lane of a rendezvous pull waiting for room on its path
 // (LargeTransfer::lanes).
@@ -56,6 +76,19 @@ struct Path {
   // Whose path this is, and where among its paths (set by Peer).
   PeerId peer;
   std::size_t index = 0;
+
+  // Rail failover (docs/architecture.md), for peers with more than one
+  // network path while Options::rail_timeout is not 0 (Peer::guarded).
+  // A path down carries nothing until it is restored.
+  bool up = true;
+  // Times the path came back up (mod 256): messages numbered in an earlier
+  // life that arrive late are not counted as acknowledgeable.
+  std::uint8_t epoch = 0;
+  std::uint32_t sent = 0;  // the path_seq of the last numbered message put on it
+  // Numbered messages not yet acknowledged, oldest first.
+  std::deque<RetainedMessage> unacked;
+  std::uint64_t unacked_bytes = 0;
+  PathHealth health;  // counters
 };
 
 struct Peer {
@@ -73,6 +106,7 @@ struct Peer {
     for (std::size_t p = 0; p < paths.size(); ++p) {
       paths[p].peer = peer_id;
       paths[p].index = p;
+      live.push_back(p);
     }
   }
 
@@ -85,7 +119,7 @@ struct Peer {
   // Largest message sent eagerly: Options::eager_limit, or the host rail's
   // for a same-host peer.
   std::uint64_t eager_limit = 0;
-  std::size_t next_path = 0;  // round-robin and stripe rotation, below paths.size()
+  std::size_t next_path = 0;  // round-robin and stripe rotation, below live.size()
 
   // Sending: sequence numbers, and the peer's credit.
   std::uint32_t window;
@@ -113,16 +147,55 @@ struct Peer {
   bool failed = false;
   Status failure;
 
-  // The path of the next round-robin message or striped transfer's first
-  // piece; the rotation moves on (without a division: once per message).
-  [[nodiscard]] std::size_t take_next_path() noexcept {
-    const std::size_t path = next_path;
-    next_path = path + 1 == paths.size() ? 0 : path + 1;
-    return path;
+  // Rail failover: whether messages to it are numbered per path and kept
+  // until acknowledged (more than one network path, Options::rail_timeout
+  // not 0); the path of each local rail (kNoPath: none); and the paths by
+  // which it sends to us, by its rail index.
+  static constexpr std::size_t kNoPath = SIZE_MAX;
+  bool guarded = false;
+  std::vector<std::size_t> path_of_rail;
+  std::vector<InboundPath> inbound;
+  // The paths up, in order: what the policies choose from; while some are
+  // down, the split over those left.
+  std::vector<std::size_t> live;
+  std::optional<StripePlan> degraded_plan;
+
+  // The path of the next round-robin message; the rotation over the paths
+  // up moves on (without a division: once per message).
+  [[nodiscard]] std::size_t take_next_path() noexcept { return live[take_next_live()]; }
+  // Splits a striped transfer over the paths up, starting the rotation's
+  // next one.
+  void split(std::uint64_t size, std::vector<StripePiece>& out) {
+    if (!degraded_plan) {
+      plan.split(size, take_next_live(), out);
+      return;
+    }
+    degraded_plan->split(size, take_next_live(), out);
+    for (auto& piece : out) {
+      piece.path = live[piece.path];
+    }
+  }
+  // The path fixed sends on: its home path while up, else the first up.
+  [[nodiscard]] std::size_t home() const noexcept {
+    return paths[home_path].up ? home_path : live.front();
+  }
+  // After a path went down or came back: `up` lists the paths up, in order
+  // (not empty), and `degraded` splits over them when some are down.
+  void set_live(std::vector<std::size_t> up, std::optional<StripePlan> degraded) {
+    live = std::move(up);
+    degraded_plan = std::move(degraded);
+    next_path = 0;
   }
 
   [[nodiscard]] bool window_open() const noexcept {
     return seq_distance(credit, next_seq) < window;
+  }
+
+ private:
+  [[nodiscard]] std::size_t take_next_live() noexcept {
+    const std::size_t index = next_path;
+    next_path = index + 1 == live.size() ? 0 : index + 1;
+    return index;
   }
 };
 

@@ -18,17 +18,22 @@ enum class MessageType : std::uint8_t {
   kRts = 2,     // rendezvous request-to-send; word = transfer id; body = RtsBody
   kFin = 3,     // rendezvous done, the sender may release its buffer; word = transfer id
   kCredit = 4,  // header only: a grant (Header::credit) with nothing else to carry it
+  // Rail failover (docs/architecture.md), header only and never numbered:
+  kAck = 5,         // the path (path_rail, path_epoch) has delivered every message up to path_seq
+  kProbe = 6,       // is the path (path_rail, path_epoch) alive? word = nonce
+  kProbeReply = 7,  // it is: the probe's path and nonce, sent back
 };
 
 inline constexpr std::uint8_t kHeaderMagic = 0x52;  // 'R'
-inline constexpr std::uint8_t kWireVersion = 2;
-inline constexpr std::size_t kHeaderSize = 48;
+inline constexpr std::uint8_t kWireVersion = 3;
+inline constexpr std::size_t kHeaderSize = 56;
 inline constexpr std::uint8_t kFlagTagged = 0x1;
 
 // Every message starts with this header:
 //   0 u8 type, 1 u8 flags, 2 u8 magic 'R', 3 u8 version, 4 u32 seq,
 //   8 u64 source endpoint id, 16 u64 tag, 24 u64 total length, 32 u64 word,
-//   40 u32 credit, 44 u32 reserved (0).
+//   40 u32 credit, 44 u32 path_seq, 48 u8 path_rail, 49 u8 path_epoch,
+//   50 6 bytes reserved (0).
 struct Header {
   MessageType type = MessageType::kEager;
   std::uint8_t flags = 0;
@@ -42,6 +47,14 @@ struct Header {
   // may send up to a window past it. Traffic both ways thus returns credits
   // without credit messages of their own.
   SeqNum credit = 0;
+  // Where the message travels, for rail failover: its number among the
+  // messages its sender has put on the path since the path last came up
+  // (0: unnumbered, not kept for resending), the sender's rail of the path,
+  // and how many times the path has come back up (mod 256). kAck, kProbe
+  // and kProbeReply use them to name a path instead.
+  std::uint32_t path_seq = 0;
+  std::uint8_t path_rail = 0;
+  std::uint8_t path_epoch = 0;
 
   [[nodiscard]] bool tagged() const noexcept { return (flags & kFlagTagged) != 0; }
 };
@@ -53,6 +66,17 @@ void encode_header(const Header& header, std::byte* out) noexcept;
 // and says why in `error`.
 [[nodiscard]] bool decode_header(std::span<const std::byte> message, Header& header,
                                  std::string& error);
+
+// Rewrites the path fields of an encoded header in place (a message resent
+// over another path).
+void encode_path_fields(const Header& header, std::byte* out) noexcept;
+
+// Whether messages of this type are numbered on their path and resent when
+// it fails (everything but failover's own messages).
+[[nodiscard]] constexpr bool numbered(MessageType type) noexcept {
+  return type != MessageType::kAck && type != MessageType::kProbe &&
+         type != MessageType::kProbeReply;
+}
 
 // After an RTS header: how the sender wants its buffer pulled.
 struct RtsBody {

@@ -1,0 +1,248 @@
+// Rail failover on loopback rails: a path taken out of service mid-stream,
+// as a failure would take it, loses, repeats and reorders nothing, whatever
+// the policy and protocol; the paths left carry what it held and everything
+// after; acknowledgements keep what a sender holds for resending small.
+// (Detecting a failure, and a link really going down, are the netns tests'.)
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "endpoint_pair.h"
+#include "pattern.h"
+#include "railyard/transports/mrail/endpoint.h"
+
+namespace railyard::mrail {
+namespace {
+
+using testing::endpoint_options;
+using testing::EndpointGroup;
+
+// Every protocol: empty, one fragment, several fragments over several
+// paths, and rendezvous pulled over several paths.
+constexpr std::array<std::size_t, 6> kSizes{0, 100, 40 << 10, 200 << 10, 1 << 20, 3 << 20};
+constexpr std::uint64_t kTag = 7;
+
+const PathTraffic& path_counters(const EndpointCounters& counters, std::uint32_t peer,
+                                 std::size_t path) {
+  std::size_t seen = 0;
+  for (const auto& traffic : counters.paths) {
+    if (traffic.peer == peer && seen++ == path) {
+      return traffic;
+    }
+  }
+  throw std::runtime_error("no path " + std::to_string(path) + " to peer " + std::to_string(peer));
+}
+
+// Endpoint 0 sends `count` messages to endpoint 1 on one tag; endpoint
+// `who` takes its path `dead` to the other down after `before` of them
+// were posted. Every message must arrive once, in order, intact. (Path i
+// is rail i on both sides here.)
+struct StreamResult {
+  EndpointCounters sender;
+  EndpointCounters receiver;
+  std::uint64_t dead_rail_messages_at_down = 0;
+};
+
+StreamResult stream_with_path_down(const std::string& policy, int count, std::size_t who,
+                                   std::size_t dead, int before) {
+  EndpointGroup group({endpoint_options(3, policy), endpoint_options(3, policy)});
+  std::vector<std::vector<std::byte>> payloads(static_cast<std::size_t>(count));
+  std::vector<std::vector<std::byte>> received(static_cast<std::size_t>(count));
+  std::vector<Request> sends(static_cast<std::size_t>(count));
+  std::vector<Request> recvs(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    const auto index = static_cast<std::size_t>(i);
+    payloads[index].resize(kSizes[index % kSizes.size()]);
+    testing::fill_pattern(payloads[index], index);
+    received[index].resize(payloads[index].size());
+    EXPECT_TRUE(group[1]
+                    .recv(recvs[index], group.ids[1][0], received[index].data(),
+                          received[index].size(), kTag)
+                    .ok());
+  }
+  StreamResult result;
+  for (int i = 0; i < count; ++i) {
+    const auto index = static_cast<std::size_t>(i);
+    if (i == before) {
+      // Some of what went before is in flight, some acknowledged.
+      for (int turn = 0; turn < 3; ++turn) {
+        group[0].progress();
+        group[1].progress();
+      }
+      const std::size_t other = 1 - who;
+      EXPECT_TRUE(
+          group[who].take_path_down(group.ids[who][other], dead, "taken down by the test").ok());
+      result.dead_rail_messages_at_down = group[0].counters().rails[dead].messages_sent;
+    }
+    EXPECT_TRUE(group[0]
+                    .send(sends[index], group.ids[0][1], payloads[index].data(),
+                          payloads[index].size(), kTag)
+                    .ok());
+  }
+  EXPECT_TRUE(group.run_until([&] {
+    for (int i = 0; i < count; ++i) {
+      if (!sends[static_cast<std::size_t>(i)].done() ||
+          !recvs[static_cast<std::size_t>(i)].done()) {
+        return false;
+      }
+    }
+    return true;
+  }));
+  for (int i = 0; i < count; ++i) {
+    const auto index = static_cast<std::size_t>(i);
+    EXPECT_TRUE(sends[index].status().ok()) << i << ": " << sends[index].status().to_string();
+    EXPECT_TRUE(recvs[index].status().ok()) << i << ": " << recvs[index].status().to_string();
+    EXPECT_EQ(recvs[index].length(), payloads[index].size()) << i;
+    // One tag, so each receive takes the next message: its pattern says
+    // which message it got.
+    EXPECT_EQ(testing::first_mismatch(received[index], index), std::nullopt)
+        << "receive " << i << " of " << payloads[index].size() << " bytes";
+  }
+  // Acknowledgements still in flight settle.
+  (void)group.run_until([] { return false; }, std::chrono::milliseconds(50));
+  result.sender = group[0].counters();
+  result.receiver = group[1].counters();
+  return result;
+}
+
+class FailoverPolicy : public ::testing::TestWithParam<const char*> {};
+
+// The path the policy uses most: fixed sends on the home path (0) alone.
+std::size_t busiest_path(const std::string& policy) { return policy == "-1:fixed" ? 0 : 1; }
+
+TEST_P(FailoverPolicy, ASenderPathDownMidStreamLosesRepeatsAndReordersNothing) {
+  const std::size_t dead_path = busiest_path(GetParam());
+  const StreamResult result = stream_with_path_down(GetParam(), 60, 0, dead_path, 30);
+  const PathTraffic& dead = path_counters(result.sender, 1, dead_path);
+  EXPECT_FALSE(dead.up);
+  EXPECT_EQ(dead.health.downs, 1U);
+  EXPECT_EQ(dead.unacked_messages, 0U);
+  // What it held unacknowledged went again: acknowledgements come every 16
+  // messages, and 30 messages of up to 8 fragments went before.
+  EXPECT_GT(dead.health.messages_resent, 0U);
+  // Nothing new went over the dead rail.
+  EXPECT_EQ(result.sender.rails[dead_path].messages_sent, result.dead_rail_messages_at_down);
+  // On loopback what a dead path held arrives after all: every message sent
+  // again is one the receiver already had, and dropped. (A one-way stream
+  // sends no credit messages, the only ones a receiver cannot tell again.)
+  EXPECT_EQ(result.receiver.duplicates_dropped, dead.health.messages_resent);
+  EXPECT_EQ(result.receiver.dropped_messages, 0U);
+}
+
+TEST_P(FailoverPolicy, AReceiverPathDownMidStreamMovesItsReadsToThePathsLeft) {
+  const std::size_t dead_path = busiest_path(GetParam());
+  const StreamResult result = stream_with_path_down(GetParam(), 60, 1, dead_path, 30);
+  const PathTraffic& dead = path_counters(result.receiver, 0, dead_path);
+  EXPECT_FALSE(dead.up);
+  EXPECT_EQ(dead.health.downs, 1U);
+  EXPECT_EQ(result.receiver.dropped_messages, 0U);
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, FailoverPolicy,
+                         ::testing::Values("-1:fixed", "-1:round-robin", "-1:striping"),
+                         [](const auto& test) {
+                           std::string name = std::string(test.param).substr(3);
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+TEST(Failover, APullUnderWayMovesToThePathsLeft) {
+  EndpointGroup group({endpoint_options(3, "-1:striping"), endpoint_options(3, "-1:striping")});
+  constexpr std::size_t kMessages = 4;
+  constexpr std::size_t kSize = std::size_t{8} << 20;
+  std::vector<std::vector<std::byte>> payloads(kMessages, std::vector<std::byte>(kSize));
+  std::vector<std::vector<std::byte>> received(kMessages, std::vector<std::byte>(kSize));
+  std::vector<Request> sends(kMessages);
+  std::vector<Request> recvs(kMessages);
+  for (std::size_t i = 0; i < kMessages; ++i) {
+    testing::fill_pattern(payloads[i], i + 100);
+    ASSERT_TRUE(group[1].recv(recvs[i], group.ids[1][0], received[i].data(), kSize, kTag).ok());
+    ASSERT_TRUE(group[0].send(sends[i], group.ids[0][1], payloads[i].data(), kSize, kTag).ok());
+  }
+  // Once reads are under way on rail 1, the receiver takes that path down.
+  ASSERT_TRUE(group.run_until([&] { return group[1].counters().rails[1].chunks_received > 0; }));
+  ASSERT_TRUE(group[1].take_path_down(group.ids[1][0], 1, "taken down by the test").ok());
+  ASSERT_TRUE(group.run_until([&] {
+    for (std::size_t i = 0; i < kMessages; ++i) {
+      if (!sends[i].done() || !recvs[i].done()) {
+        return false;
+      }
+    }
+    return true;
+  }));
+  for (std::size_t i = 0; i < kMessages; ++i) {
+    ASSERT_TRUE(recvs[i].status().ok()) << recvs[i].status().to_string();
+    EXPECT_TRUE(sends[i].status().ok()) << sends[i].status().to_string();
+    EXPECT_EQ(testing::first_mismatch(received[i], i + 100), std::nullopt) << "message " << i;
+  }
+  const EndpointCounters counters = group[1].counters();
+  EXPECT_GT(path_counters(counters, 0, 1).health.pull_bytes_moved, 0U)
+      << "the reads left for rail 1 were not moved";
+}
+
+TEST(Failover, AcknowledgementsKeepWhatASenderHoldsSmall) {
+  for (const bool failover : {true, false}) {
+    auto options = endpoint_options(2, "-1:round-robin");
+    if (!failover) {
+      options.rail_timeout = std::chrono::milliseconds(0);
+    }
+    EndpointGroup group({options, options});
+    constexpr std::size_t kMessages = 500;
+    std::vector<std::byte> out(64);
+    std::vector<std::byte> in(64);
+    for (std::size_t i = 0; i < kMessages; ++i) {
+      Request send;
+      Request recv;
+      ASSERT_TRUE(group[1].recv(recv, group.ids[1][0], in.data(), in.size(), kTag).ok());
+      ASSERT_TRUE(group[0].send(send, group.ids[0][1], out.data(), out.size(), kTag).ok());
+      ASSERT_TRUE(group.run_until([&] { return send.done() && recv.done(); }));
+    }
+    const EndpointCounters sender = group[0].counters();
+    const EndpointCounters receiver = group[1].counters();
+    for (std::size_t p = 0; p < 2; ++p) {
+      const PathTraffic& path = path_counters(sender, 1, p);
+      if (failover) {
+        // Acknowledged every 16 messages: at most 15 wait on each path.
+        EXPECT_LT(path.unacked_messages, 16U) << "path " << p;
+      } else {
+        EXPECT_EQ(path.unacked_messages, 0U) << "path " << p;
+      }
+    }
+    if (failover) {
+      EXPECT_GE(receiver.acks_sent, kMessages / 16 - 2);
+    } else {
+      EXPECT_EQ(receiver.acks_sent, 0U);
+    }
+  }
+}
+
+TEST(Failover, TakingAPathDownIsRefusedWithoutFailoverAndTheLastPathFailsThePeer) {
+  auto options = endpoint_options(2);
+  options.rail_timeout = std::chrono::milliseconds(0);
+  {
+    EndpointGroup group({options, options});
+    const Status refused = group[0].take_path_down(group.ids[0][1], 0, "test");
+    EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(refused.message().find("no failover"), std::string::npos) << refused.to_string();
+  }
+  EndpointGroup group({endpoint_options(2), endpoint_options(2)});
+  const PeerId peer = group.ids[0][1];
+  const Status out_of_range = group[0].take_path_down(peer, 2, "test");
+  EXPECT_EQ(out_of_range.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(out_of_range.message().find("has 2 paths"), std::string::npos)
+      << out_of_range.to_string();
+  ASSERT_TRUE(group[0].take_path_down(peer, 0, "first").ok());
+  ASSERT_TRUE(group[0].take_path_down(peer, 1, "second").ok());
+  std::array<std::byte, 8> data{};
+  Request send;
+  const Status posted = group[0].send(send, peer, data.data(), data.size(), kTag);
+  EXPECT_EQ(posted.code(), StatusCode::kUnreachable) << posted.to_string();
+  EXPECT_NE(posted.message().find("last path"), std::string::npos) << posted.to_string();
+}
+
+}  // namespace
+}  // namespace railyard::mrail

@@ -1,0 +1,309 @@
+// Rail failover in a multi-rail endpoint: numbering the messages put on each
+// path to a peer and keeping them until the peer acknowledges them, and when
+// a path fails, carrying what it held over the peer's other paths
+// (docs/architecture.md, "Rail failover").
+#include <algorithm>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "railyard/common/detail/log.h"
+#include "railyard/transports/mrail/detail/endpoint_internal.h"
+#include "railyard/transports/mrail/detail/peer.h"
+#include "railyard/transports/mrail/endpoint.h"
+
+namespace railyard::mrail {
+namespace {
+
+// A receiver acknowledges a path's messages every this many: often enough
+// that a sender keeps little, rarely enough to cost nothing measurable.
+constexpr std::uint32_t kAckEvery = 16;
+// Kept message buffers recycled instead of freed, so steady traffic keeps
+// allocating nothing.
+constexpr std::size_t kSpareBuffers = 256;
+
+}  // namespace
+
+std::uint32_t Endpoint::next_path_seq(std::uint32_t& sent) noexcept {
+  if (++sent == 0) {
+    ++sent;  // 0 marks a message as unnumbered
+  }
+  return sent;
+}
+
+void Endpoint::retain(Path& path, std::uint32_t path_seq, std::span<const std::byte> message) {
+  RetainedMessage& kept = path.unacked.emplace_back();
+  kept.path_seq = path_seq;
+  if (!spare_buffers_.empty()) {
+    kept.bytes = std::move(spare_buffers_.back());
+    spare_buffers_.pop_back();
+  }
+  kept.bytes.assign(message.begin(), message.end());
+  path.unacked_bytes += message.size();
+}
+
+void Endpoint::recycle(std::vector<std::byte>&& buffer) {
+  if (spare_buffers_.size() < kSpareBuffers) {
+    spare_buffers_.push_back(std::move(buffer));
+  }
+}
+
+void Endpoint::note_arrival(Peer& peer, const Header& header, std::size_t rail) {
+  if (peer.inbound.size() <= header.path_rail) {
+    peer.inbound.resize(header.path_rail + std::size_t{1});
+  }
+  InboundPath& inbound = peer.inbound[header.path_rail];
+  if (!inbound.seen || header.path_epoch != inbound.epoch) {
+    if (inbound.seen && static_cast<std::uint8_t>(header.path_epoch - inbound.epoch) >= 128) {
+      return;  // from an earlier life of the path, arriving late
+    }
+    inbound = InboundPath{true, header.path_epoch, 0, 0};
+  }
+  std::uint32_t expected = inbound.received + 1;
+  if (expected == 0) {
+    expected = 1;
+  }
+  // Anything else repeats a message (or skips one, which a connection that
+  // delivers in order never does): the acknowledgement stays where it is.
+  if (header.path_seq != expected) {
+    return;
+  }
+  inbound.received = header.path_seq;
+  if (++inbound.unacked >= kAckEvery) {
+    send_ack(peer, header.path_rail, rail);
+  }
+}
+
+void Endpoint::send_ack(Peer& peer, std::uint8_t sender_rail, std::size_t arrival_rail) {
+  InboundPath& inbound = peer.inbound[sender_rail];
+  inbound.unacked = 0;
+  Header ack;
+  ack.type = MessageType::kAck;
+  ack.source = id_;
+  ack.path_rail = sender_rail;
+  ack.path_epoch = inbound.epoch;
+  ack.path_seq = inbound.received;
+  ++totals_.acks_sent;
+  send_control(peer, ack, reply_path(peer, arrival_rail));
+}
+
+std::size_t Endpoint::reply_path(const Peer& peer, std::size_t arrival_rail) noexcept {
+  // Back the way the message came while that path is up, else any path up.
+  if (arrival_rail < peer.path_of_rail.size()) {
+    const std::size_t path = peer.path_of_rail[arrival_rail];
+    if (path != Peer::kNoPath && peer.paths[path].up) {
+      return path;
+    }
+  }
+  return peer.home();
+}
+
+void Endpoint::on_ack(Peer& peer, const Header& header, std::size_t rail) {
+  const std::size_t index = header.path_rail < peer.path_of_rail.size()
+                                ? peer.path_of_rail[header.path_rail]
+                                : Peer::kNoPath;
+  if (index == Peer::kNoPath) {
+    drop(rail, fmt::format("acknowledgement from peer {} names our rail {}, which has no path "
+                           "to it",
+                           peer.id.index, header.path_rail));
+    return;
+  }
+  Path& path = peer.paths[index];
+  if (header.path_epoch != path.epoch) {
+    return;  // for an earlier life of the path: what it kept was resent
+  }
+  if (seq_before(path.sent, header.path_seq)) {
+    drop(rail, fmt::format("acknowledgement from peer {} of message {} on our rail {} is beyond "
+                           "the {} sent there",
+                           peer.id.index, header.path_seq, header.path_rail, path.sent));
+    return;
+  }
+  while (!path.unacked.empty() && !seq_before(header.path_seq, path.unacked.front().path_seq)) {
+    path.unacked_bytes -= path.unacked.front().bytes.size();
+    recycle(std::move(path.unacked.front().bytes));
+    path.unacked.pop_front();
+  }
+}
+
+void Endpoint::on_probe(Peer& peer, const Header& header, std::size_t rail) {
+  Header reply;
+  reply.type = MessageType::kProbeReply;
+  reply.source = id_;
+  reply.path_rail = header.path_rail;
+  reply.path_epoch = header.path_epoch;
+  reply.word = header.word;
+  send_control(peer, reply, reply_path(peer, rail));
+}
+
+Status Endpoint::take_path_down(PeerId id, std::size_t path, std::string_view reason) {
+  const Lock lock(mutex_);
+  if (auto status = check_peer(id, "take_path_down"); !status.ok()) {
+    return status;
+  }
+  Peer& peer = *peer_of(id);
+  if (path >= peer.paths.size()) {
+    return {StatusCode::kInvalidArgument,
+            fmt::format("take_path_down: peer {} has {} paths, not {}", id.index, peer.paths.size(),
+                        path + 1)};
+  }
+  if (!peer.guarded) {
+    return {StatusCode::kInvalidArgument,
+            fmt::format("take_path_down: peer {} has no failover ({} network path(s), "
+                        "RAILYARD_RAIL_TIMEOUT {} ms; failover needs two paths and a timeout)",
+                        id.index, peer.paths.size(), options_.rail_timeout.count())};
+  }
+  path_down(peer, path, reason);
+  return {};
+}
+
+void Endpoint::path_down(Peer& peer, std::size_t index, std::string_view reason) {
+  Path& path = peer.paths[index];
+  if (!path.up || peer.failed) {
+    return;
+  }
+  std::vector<std::size_t> up;
+  for (std::size_t p = 0; p < peer.paths.size(); ++p) {
+    if (p != index && peer.paths[p].up) {
+      up.push_back(p);
+    }
+  }
+  if (!peer.guarded || up.empty()) {
+    fail_peer(peer, Status(StatusCode::kUnreachable,
+                           fmt::format("its last path (our rail {} to its rail {}) failed: {}",
+                                       path.local_rail, path.remote_rail, reason)));
+    return;
+  }
+  path.up = false;
+  ++path.health.downs;
+  set_live_paths(peer, std::move(up));
+  const std::uint64_t resent_messages = path.unacked.size();
+  const std::uint64_t resent_bytes = path.unacked_bytes;
+  log::warn(
+      "multi-rail endpoint {:016x}: path {} to peer {} (our rail {} {} -> its rail {}) is down: "
+      "{}; {} unacknowledged messages ({} bytes) go again over the {} path(s) left",
+      id_, index, peer.id.index, path.local_rail, rails_[path.local_rail]->rail->name(),
+      path.remote_rail, reason, resent_messages, resent_bytes, peer.live.size());
+
+  // Posts the provider deferred stop holding up the rail's other peers;
+  // their messages were kept, and go again below.
+  (void)rails_[path.local_rail]->rail->fail_deferred_posts_to(
+      path.address, Status(StatusCode::kCanceled, "its path went down"));
+
+  std::uint64_t touched = 0;  // a bit per rail (at most kMaxRails = 64)
+  const auto reroute = [&](Outgoing out) {
+    const Path& to = peer.paths[peer.take_next_path()];
+    out.destination = to.address;
+    rails_[to.local_rail]->queue.push_back(std::move(out));
+    touched |= std::uint64_t{1} << to.local_rail;
+  };
+  // Messages queued for the peer on that rail, not sent yet.
+  auto& queue = rails_[path.local_rail]->queue;
+  std::deque<Outgoing> stay;
+  for (auto& out : queue) {
+    if (out.peer == peer.id) {
+      reroute(std::move(out));
+    } else {
+      stay.push_back(std::move(out));
+    }
+  }
+  queue = std::move(stay);
+  // Messages it carried that the peer has not acknowledged: the peer drops
+  // those it had after all.
+  for (auto& kept : path.unacked) {
+    Outgoing out;
+    std::string error;
+    (void)decode_header(kept.bytes, out.header, error);  // encoded here: cannot fail
+    out.peer = peer.id;
+    out.body.assign(kept.bytes.begin() + kHeaderSize, kept.bytes.end());
+    reroute(std::move(out));
+    recycle(std::move(kept.bytes));
+  }
+  path.unacked.clear();
+  path.unacked_bytes = 0;
+  path.health.messages_resent += resent_messages;
+  path.health.bytes_resent += resent_bytes;
+  rescue_pulls(peer, path);
+  for (std::size_t rail = 0; touched != 0; ++rail, touched >>= 1U) {
+    if ((touched & 1U) != 0) {
+      pump(rail);
+    }
+  }
+}
+
+void Endpoint::set_live_paths(Peer& peer, std::vector<std::size_t> up) {
+  std::optional<StripePlan> degraded;
+  if (up.size() != peer.paths.size()) {
+    std::vector<double> weights;
+    weights.reserve(up.size());
+    for (const std::size_t p : up) {
+      weights.push_back(weight_of(peer.paths[p].local_rail));
+    }
+    degraded.emplace(std::move(weights), options_.min_chunk,
+                     std::min<std::uint64_t>(128, options_.min_chunk));
+  }
+  peer.set_live(std::move(up), std::move(degraded));
+}
+
+void Endpoint::rescue_pulls(Peer& peer, Path& dead) {
+  // Shares waiting to be read over the dead path: over the others instead.
+  // (Chunks already posted there finish or fail on their own; a failed one
+  // is read again, see reread().)
+  std::vector<Request*> requests;
+  for (const PullTurn& turn : dead.waiting_pulls) {
+    if (std::find(requests.begin(), requests.end(), turn.request) == requests.end()) {
+      requests.push_back(turn.request);
+    }
+  }
+  dead.waiting_pulls.clear();
+  for (Request* request : requests) {
+    LargeTransfer& transfer = *request->large_;
+    // By index, up to the lanes it has now: spread_pull adds lanes (on the
+    // paths left), which may move the vector.
+    const std::size_t lanes = transfer.lanes.size();
+    for (std::size_t l = 0; l < lanes; ++l) {
+      LargeTransfer::PullLane& lane = transfer.lanes[l];
+      if (lane.path != dead.index || lane.next == lane.end) {
+        continue;
+      }
+      const std::uint64_t begin = lane.next;
+      const std::uint64_t end = lane.end;
+      request->pending_ -= static_cast<std::uint32_t>(lane.chunks_left());
+      lane.end = lane.next;
+      dead.health.pull_bytes_moved += end - begin;
+      if (!spread_pull(peer, *request, begin, end)) {
+        end_pull(*request, request->status());
+        break;
+      }
+    }
+  }
+}
+
+bool Endpoint::reread(Path& dead, Request& request, std::uint64_t offset, std::uint64_t length) {
+  Peer* peer = peer_of(request.large_->peer);
+  if (peer == nullptr || peer->failed) {
+    return false;
+  }
+  dead.health.pull_bytes_moved += length;
+  return spread_pull(*peer, request, offset, offset + length);
+}
+
+bool Endpoint::spread_pull(Peer& peer, Request& request, std::uint64_t begin, std::uint64_t end) {
+  std::vector<StripePiece> pieces;
+  peer.split(end - begin, pieces);
+  std::vector<std::size_t> paths;
+  for (const auto& piece : pieces) {
+    const std::size_t lane = request.large_->lanes.size();
+    if (!add_lane(peer, request, piece.path, begin + piece.offset,
+                  begin + piece.offset + piece.length)) {
+      return false;
+    }
+    peer.paths[piece.path].waiting_pulls.push_back(PullTurn{&request, lane});
+    paths.push_back(piece.path);
+  }
+  for (const std::size_t p : paths) {
+    pump_pulls(peer.paths[p]);
+  }
+  return true;
+}
+
+}  // namespace railyard::mrail
