@@ -31,6 +31,7 @@
 #include "railyard_tools/report.h"
 #include "railyard_tools/tool_main.h"
 #include "rounds.h"
+#include "setting_subjects.h"
 #include "subject.h"
 
 namespace railyard::bench {
@@ -196,6 +197,7 @@ int run(int argc, char** argv) {
   std::string sizes_flag;
   std::string policies = "fixed,round-robin,striping";
   std::vector<std::string> tables;
+  std::vector<std::string> setting_entries;
   std::string compare = "raw,parallel,ofi_mrail,openmpi";
   std::string json_path;
   std::size_t window = 64;
@@ -238,6 +240,11 @@ int run(int argc, char** argv) {
       "--table", tables,
       "NAME=TABLE: also measure railyard with this FI_OFI_MRAIL_CONFIG table as subject "
       "NAME (repeatable), e.g. rr-medium=256:fixed,16384:round-robin,ULONG_MAX:striping");
+  app.add_option("--setting", setting_entries,
+                 "NAME=VARIABLE=VALUE: also measure railyard with the default table and this "
+                 "RAILYARD_* or FI_* variable set, as subject NAME, against the default table "
+                 "without it (repeat a NAME to set several), e.g. "
+                 "nofailover=RAILYARD_RAIL_TIMEOUT=0");
   app.add_option("--compare", compare, "baselines: raw, parallel, ofi_mrail, openmpi (or none)")
       ->capture_default_str();
   app.add_option("--timeout", timeout_s, "seconds any single wait may take")
@@ -337,7 +344,7 @@ int run(int argc, char** argv) {
                                 const std::string& table) {
     measured_per_provider.push_back(name);
     for (const auto& provider : provider_list) {
-      subjects.push_back({named(name, provider), kind, table, true, provider});
+      subjects.push_back({named(name, provider), kind, table, true, provider, {}});
     }
   };
   if (wants("raw")) {
@@ -375,10 +382,34 @@ int run(int argc, char** argv) {
     }
     table_names.push_back(name);
   }
+  // --setting subjects: the default table with their variables, compared
+  // with the default table (measured too, when --policies lacks it).
+  const std::vector<SettingSubject> setting_subjects = parse_setting_subjects(setting_entries);
+  if (!setting_subjects.empty() &&
+      std::none_of(subjects.begin(), subjects.end(), [&](const auto& s) {
+        return s.name == named("default", provider_list.front());
+      })) {
+    per_provider("default", Subject::Kind::kRailyard, mrail::PolicyTable::kDefault);
+  }
+  for (const auto& setting : setting_subjects) {
+    if (std::any_of(subjects.begin(), subjects.end(),
+                    [&](const Subject& subject) { return subject.name == setting.name; })) {
+      throw ConfigError(
+          "--setting", setting.name,
+          fmt::format("expected a subject name not already measured ('{}' is)", setting.name));
+    }
+    const std::size_t first = subjects.size();
+    per_provider(setting.name, Subject::Kind::kRailyard, mrail::PolicyTable::kDefault);
+    for (std::size_t i = first; i < subjects.size(); ++i) {
+      subjects[i].environment = setting.environment;
+    }
+    table_names.push_back(setting.name);
+  }
   if (wants("ofi_mrail")) {
-    subjects.push_back({"ofi_mrail", Subject::Kind::kOfiMrail, "", true, provider_list.front()});
     subjects.push_back(
-        {"ofi_mrail-untagged", Subject::Kind::kOfiMrail, "", false, provider_list.front()});
+        {"ofi_mrail", Subject::Kind::kOfiMrail, "", true, provider_list.front(), {}});
+    subjects.push_back(
+        {"ofi_mrail-untagged", Subject::Kind::kOfiMrail, "", false, provider_list.front(), {}});
   }
 
   std::cout << fmt::format("# command: {}\n", invoked);
@@ -479,6 +510,8 @@ int run(int argc, char** argv) {
                   in("default"), 0, 16384, true);
       print_ratio(label(fmt::format("{} / default, 1-32 KiB", name)), {in(name)}, in("default"),
                   1024, 32768, false);
+      print_ratio(label(fmt::format("{} / default, 64 KiB and up", name)), {in(name)},
+                  in("default"), 65536, kMax, false);
     }
     if (communicator) {
       std::vector<std::string> railyard_names = split_list("--policies", policies);

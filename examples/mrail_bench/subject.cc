@@ -141,6 +141,9 @@ std::string launch_of(const Subject& subject, const Hosts& hosts) {
     if (subject.kind == Subject::Kind::kRailyard || subject.kind == Subject::Kind::kCommunicator) {
       environment += fmt::format(" FI_OFI_MRAIL_CONFIG='{}'", subject.policy_table);
     }
+    for (const auto& [variable, value] : subject.environment) {
+      environment += fmt::format(" {}='{}'", variable, value);
+    }
   }
   if (hosts.netns_a.empty() && hosts.netns_b.empty()) {
     return fmt::format(
@@ -172,6 +175,9 @@ SubjectResult run_subject(const Subject& subject, const Hosts& hosts,
         enter_namespace(initiator ? hosts.netns_a : hosts.netns_b);
         if (!subject.provider.empty()) {
           use_provider(subject.provider);
+        }
+        for (const auto& [variable, value] : subject.environment) {
+          ::setenv(variable.c_str(), value.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
         }
         auto transport =
             make_transport(subject, initiator ? hosts.rails_a : hosts.rails_b, settings, initiator);

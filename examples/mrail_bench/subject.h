@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_transport.h"
@@ -27,6 +28,8 @@ struct Subject {
   bool tagged = true;        // kOfiMrail
   // Rail provider of railyard's subjects; empty: RAILYARD_PROVIDER's.
   std::string provider;
+  // Variables set in both processes before anything opens (--setting).
+  std::vector<std::pair<std::string, std::string>> environment;
 };
 
 struct SubjectResult {
