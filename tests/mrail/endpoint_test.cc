@@ -687,9 +687,11 @@ TEST(Endpoint, MalformedWireMessagesAreDroppedAndCounted) {
   garbage.push_back(message(Header{.total = 50, .word = 10}, 100));
   // A fragment granting credit for messages endpoint 1 never sent.
   garbage.push_back(message(Header{.total = 4, .credit = 1000}, 4));
-  // A header whose reserved field is not zero.
+  // A fragment acknowledging more messages than endpoint 1 sent on its rail.
   garbage.push_back(message(Header{.total = 4}, 4));
   garbage.back()[kHeaderSize - 1] = std::byte{1};
+  // An acknowledged rail without a message number.
+  garbage.push_back(message(Header{.total = 4, .ack_rail = 3}, 4));
   // A path rail no endpoint can have.
   garbage.push_back(message(Header{.total = 4, .path_rail = 64}, 4));
   // Acknowledgements naming a rail with no path to the receiver, and one

@@ -549,7 +549,15 @@ bool Endpoint::progress_until(std::span<Endpoint* const> endpoints,
   for (const Endpoint* endpoint : endpoints) {
     rails.insert(rails.end(), endpoint->rail_pointers_.begin(), endpoint->rail_pointers_.end());
   }
-  return railyard::progress_until(rails, done, timeout, endpoints.front()->options_.wait);
+  // The work each endpoint puts off its fast path (reposts, acknowledgements
+  // owed) runs when the wait finds nothing, as in a wait on one endpoint.
+  PollHint hint;
+  hint.on_idle = [&ordered] {
+    for (Endpoint* endpoint : ordered) {
+      endpoint->repost();
+    }
+  };
+  return railyard::progress_until(rails, done, timeout, endpoints.front()->options_.wait, &hint);
 }
 
 bool Endpoint::wait(const Request& request, std::chrono::nanoseconds timeout) {

@@ -303,7 +303,7 @@ class Endpoint {
   [[nodiscard]] bool covered_by_failover(PeerId peer, std::size_t rail) const noexcept;
 
   // Rail failover (endpoint_failover.cc). A numbered message is kept
-  // (retain) until an acknowledgement (on_ack) covers it; a receiver
+  // (retain) until an acknowledgement (take_ack) covers it; a receiver
   // counts the numbered messages that arrive in order on each path
   // (note_arrival) and acknowledges them every few (send_ack), over the
   // path they came by while it is up (reply_path). path_down takes a path
@@ -315,9 +315,18 @@ class Endpoint {
   void retain(Path& path, std::uint32_t path_seq, std::span<const std::byte> message);
   void recycle(std::vector<std::byte>&& buffer);
   void note_arrival(Peer& peer, const Header& header, std::size_t rail);
-  void send_ack(Peer& peer, std::uint8_t sender_rail, std::size_t arrival_rail);
+  void send_ack(Peer& peer, std::uint8_t sender_rail);
+  // Every message to a peer carries an acknowledgement owed to it, if any
+  // (attach_ack); those owed for 16 messages or more that nothing carried
+  // go as kAck messages once the message that made them due is handled
+  // (flush_acks, from repost()), at 64 at once.
+  void attach_ack(Peer& peer, Header& header) noexcept;
+  void flush_acks();
   [[nodiscard]] static std::size_t reply_path(const Peer& peer, std::size_t arrival_rail) noexcept;
-  void on_ack(Peer& peer, const Header& header, std::size_t rail);
+  // Takes an acknowledgement of our path on `path_rail`; false (and the
+  // message dropped) when it names no path of ours or more than we sent.
+  [[nodiscard]] bool take_ack(Peer& peer, std::uint8_t path_rail, std::uint8_t epoch,
+                              std::uint32_t acked, std::size_t rail);
   void on_probe(Peer& peer, const Header& header, std::size_t rail);
   void path_down(Peer& peer, std::size_t index, std::string_view reason);
   void set_live_paths(Peer& peer, std::vector<std::size_t> up);
@@ -407,6 +416,7 @@ class Endpoint {
   std::vector<StripePiece> pieces_;     // scratch for send_eager
   // Buffers of acknowledged messages, reused for the next kept ones.
   std::vector<std::vector<std::byte>> spare_buffers_;
+  bool acks_due_ = false;  // some peer is owed a kAck (flush_acks)
   // Registered with the background thread last, removed from it first.
   std::unique_ptr<BackgroundTurn> background_;
 };

@@ -15,9 +15,13 @@
 namespace railyard::mrail {
 namespace {
 
-// A receiver acknowledges a path's messages every this many: often enough
-// that a sender keeps little, rarely enough to cost nothing measurable.
+// A receiver owes an acknowledgement for every numbered message; one rides
+// on each message back to the sender. Without traffic back, it sends one
+// on its own after this many messages on a path, once the last is handled
+// (often enough that a sender keeps little, rarely enough to cost nothing
+// measurable), and at once after kAckNow.
 constexpr std::uint32_t kAckEvery = 16;
+constexpr std::uint32_t kAckNow = 64;
 // Kept message buffers recycled instead of freed, so steady traffic keeps
 // allocating nothing.
 constexpr std::size_t kSpareBuffers = 256;
@@ -69,12 +73,15 @@ void Endpoint::note_arrival(Peer& peer, const Header& header, std::size_t rail) 
     return;
   }
   inbound.received = header.path_seq;
-  if (++inbound.unacked >= kAckEvery) {
-    send_ack(peer, header.path_rail, rail);
+  inbound.arrival_rail = rail;
+  if (++inbound.unacked >= kAckNow) {
+    send_ack(peer, header.path_rail);
+  } else if (inbound.unacked >= kAckEvery) {
+    acks_due_ = true;
   }
 }
 
-void Endpoint::send_ack(Peer& peer, std::uint8_t sender_rail, std::size_t arrival_rail) {
+void Endpoint::send_ack(Peer& peer, std::uint8_t sender_rail) {
   InboundPath& inbound = peer.inbound[sender_rail];
   inbound.unacked = 0;
   Header ack;
@@ -84,7 +91,43 @@ void Endpoint::send_ack(Peer& peer, std::uint8_t sender_rail, std::size_t arriva
   ack.path_epoch = inbound.epoch;
   ack.path_seq = inbound.received;
   ++totals_.acks_sent;
-  send_control(peer, ack, reply_path(peer, arrival_rail));
+  send_control(peer, ack, reply_path(peer, inbound.arrival_rail));
+}
+
+void Endpoint::attach_ack(Peer& peer, Header& header) noexcept {
+  header.ack_seq = 0;
+  header.ack_rail = 0;
+  header.ack_epoch = 0;
+  const std::size_t count = peer.inbound.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    std::size_t index = peer.ack_cursor + i;
+    if (index >= count) {
+      index -= count;
+    }
+    InboundPath& inbound = peer.inbound[index];
+    if (inbound.unacked != 0) {
+      header.ack_seq = inbound.received;
+      header.ack_rail = static_cast<std::uint8_t>(index);
+      header.ack_epoch = inbound.epoch;
+      inbound.unacked = 0;
+      peer.ack_cursor = index + 1 == count ? 0 : index + 1;
+      return;
+    }
+  }
+}
+
+void Endpoint::flush_acks() {
+  acks_due_ = false;
+  for (const auto& peer : peers_) {
+    if (peer->failed) {
+      continue;
+    }
+    for (std::size_t i = 0; i < peer->inbound.size(); ++i) {
+      if (peer->inbound[i].unacked >= kAckEvery) {
+        send_ack(*peer, static_cast<std::uint8_t>(i));
+      }
+    }
+  }
 }
 
 std::size_t Endpoint::reply_path(const Peer& peer, std::size_t arrival_rail) noexcept {
@@ -98,31 +141,32 @@ std::size_t Endpoint::reply_path(const Peer& peer, std::size_t arrival_rail) noe
   return peer.home();
 }
 
-void Endpoint::on_ack(Peer& peer, const Header& header, std::size_t rail) {
-  const std::size_t index = header.path_rail < peer.path_of_rail.size()
-                                ? peer.path_of_rail[header.path_rail]
-                                : Peer::kNoPath;
+bool Endpoint::take_ack(Peer& peer, std::uint8_t path_rail, std::uint8_t epoch, std::uint32_t acked,
+                        std::size_t rail) {
+  const std::size_t index =
+      path_rail < peer.path_of_rail.size() ? peer.path_of_rail[path_rail] : Peer::kNoPath;
   if (index == Peer::kNoPath) {
     drop(rail, fmt::format("acknowledgement from peer {} names our rail {}, which has no path "
                            "to it",
-                           peer.id.index, header.path_rail));
-    return;
+                           peer.id.index, path_rail));
+    return false;
   }
   Path& path = peer.paths[index];
-  if (header.path_epoch != path.epoch) {
-    return;  // for an earlier life of the path: what it kept was resent
+  if (epoch != path.epoch) {
+    return true;  // for an earlier life of the path: what it kept was resent
   }
-  if (seq_before(path.sent, header.path_seq)) {
+  if (seq_before(path.sent, acked)) {
     drop(rail, fmt::format("acknowledgement from peer {} of message {} on our rail {} is beyond "
                            "the {} sent there",
-                           peer.id.index, header.path_seq, header.path_rail, path.sent));
-    return;
+                           peer.id.index, acked, path_rail, path.sent));
+    return false;
   }
-  while (!path.unacked.empty() && !seq_before(header.path_seq, path.unacked.front().path_seq)) {
+  while (!path.unacked.empty() && !seq_before(acked, path.unacked.front().path_seq)) {
     path.unacked_bytes -= path.unacked.front().bytes.size();
     recycle(std::move(path.unacked.front().bytes));
     path.unacked.pop_front();
   }
+  return true;
 }
 
 void Endpoint::on_probe(Peer& peer, const Header& header, std::size_t rail) {

@@ -118,6 +118,9 @@ void Endpoint::repost() {
       repost(rail);
     }
   }
+  if (acks_due_) {
+    flush_acks();  // off the path of the message that made them due, too
+  }
 }
 
 Peer* Endpoint::find_source(std::size_t rail, const Header& header,
@@ -163,6 +166,10 @@ void Endpoint::handle(std::size_t rail, std::span<const std::byte> message) {
     peer.credit = header.credit;
     release_waiting(peer);
   }
+  if (header.ack_seq != 0 &&
+      !take_ack(peer, header.ack_rail, header.ack_epoch, header.ack_seq, rail)) {
+    return;
+  }
   if (header.path_seq != 0 && numbered(header.type)) {
     note_arrival(peer, header, rail);
   }
@@ -199,7 +206,7 @@ void Endpoint::handle(std::size_t rail, std::span<const std::byte> message) {
     case MessageType::kCredit:
       break;  // its grant was taken above
     case MessageType::kAck:
-      on_ack(peer, header, rail);
+      (void)take_ack(peer, header.path_rail, header.path_epoch, header.path_seq, rail);
       break;
     case MessageType::kProbe:
       on_probe(peer, header, rail);

@@ -238,6 +238,7 @@ void Endpoint::emit(std::size_t rail_index, Header& header, RailPeer destination
   Path* numbered_on = nullptr;
   if (Peer* peer = peer_of(peer_id); peer != nullptr) {
     header.credit = grant(*peer);
+    attach_ack(*peer, header);
     if (numbered(header.type)) {
       header.path_rail = static_cast<std::uint8_t>(rail_index);
       header.path_seq = 0;

@@ -26,14 +26,15 @@ void encode_header(const Header& header, std::byte* out) noexcept {
   store_le(out + 32, header.word, 8);
   store_le(out + 40, header.credit, 4);
   encode_path_fields(header, out);
-  store_le(out + 50, std::uint16_t{0}, 2);
-  store_le(out + 52, std::uint32_t{0}, 4);
 }
 
 void encode_path_fields(const Header& header, std::byte* out) noexcept {
   store_le(out + 44, header.path_seq, 4);
   store_le(out + 48, header.path_rail, 1);
   store_le(out + 49, header.path_epoch, 1);
+  store_le(out + 50, header.ack_rail, 1);
+  store_le(out + 51, header.ack_epoch, 1);
+  store_le(out + 52, header.ack_seq, 4);
 }
 
 bool decode_header(std::span<const std::byte> message, Header& header, std::string& error) {
@@ -57,7 +58,9 @@ bool decode_header(std::span<const std::byte> message, Header& header, std::stri
   header.path_seq = static_cast<std::uint32_t>(load_le(in + 44, 4));
   header.path_rail = static_cast<std::uint8_t>(in[48]);
   header.path_epoch = static_cast<std::uint8_t>(in[49]);
-  const std::uint64_t reserved = load_le(in + 50, 2) | load_le(in + 52, 4);
+  header.ack_rail = static_cast<std::uint8_t>(in[50]);
+  header.ack_epoch = static_cast<std::uint8_t>(in[51]);
+  header.ack_seq = static_cast<std::uint32_t>(load_le(in + 52, 4));
   if (magic != kHeaderMagic || version != kWireVersion) {
     error = fmt::format("bad magic 0x{:02x} or version {} (expected 0x{:02x}, {})", magic, version,
                         kHeaderMagic, kWireVersion);
@@ -72,12 +75,14 @@ bool decode_header(std::span<const std::byte> message, Header& header, std::stri
     error = fmt::format("unknown flags 0x{:02x}", header.flags);
     return false;
   }
-  if (reserved != 0) {
-    error = "reserved header bytes 50-55 are not 0";
+  if (header.path_rail >= kMaxRails || header.ack_rail >= kMaxRails) {
+    error = fmt::format("path rail {} or acknowledged rail {} is not below {}", header.path_rail,
+                        header.ack_rail, kMaxRails);
     return false;
   }
-  if (header.path_rail >= kMaxRails) {
-    error = fmt::format("path rail {} is not below {}", header.path_rail, kMaxRails);
+  if (header.ack_seq == 0 && (header.ack_rail != 0 || header.ack_epoch != 0)) {
+    error = fmt::format("acknowledged rail {} and epoch {} without a message number",
+                        header.ack_rail, header.ack_epoch);
     return false;
   }
   if (header.type == MessageType::kEager) {

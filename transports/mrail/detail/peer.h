@@ -37,6 +37,7 @@ struct InboundPath {
   std::uint8_t epoch = 0;
   std::uint32_t received = 0;  // the last path_seq in order
   std::uint32_t unacked = 0;
+  std::size_t arrival_rail = 0;  // our rail its last message arrived on
 };
 
 // A lane of a rendezvous pull waiting for room on its path
@@ -155,6 +156,7 @@ struct Peer {
   bool guarded = false;
   std::vector<std::size_t> path_of_rail;
   std::vector<InboundPath> inbound;
+  std::size_t ack_cursor = 0;  // where attach_ack looks first in `inbound`
   // The paths up, in order: what the policies choose from; while some are
   // down, the split over those left.
   std::vector<std::size_t> live;

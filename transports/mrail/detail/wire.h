@@ -33,7 +33,7 @@ inline constexpr std::uint8_t kFlagTagged = 0x1;
 //   0 u8 type, 1 u8 flags, 2 u8 magic 'R', 3 u8 version, 4 u32 seq,
 //   8 u64 source endpoint id, 16 u64 tag, 24 u64 total length, 32 u64 word,
 //   40 u32 credit, 44 u32 path_seq, 48 u8 path_rail, 49 u8 path_epoch,
-//   50 6 bytes reserved (0).
+//   50 u8 ack_rail, 51 u8 ack_epoch, 52 u32 ack_seq.
 struct Header {
   MessageType type = MessageType::kEager;
   std::uint8_t flags = 0;
@@ -55,6 +55,11 @@ struct Header {
   std::uint32_t path_seq = 0;
   std::uint8_t path_rail = 0;
   std::uint8_t path_epoch = 0;
+  // An acknowledgement riding along, as kAck's path fields say one (0: none):
+  // traffic both ways then needs no kAck messages.
+  std::uint32_t ack_seq = 0;
+  std::uint8_t ack_rail = 0;
+  std::uint8_t ack_epoch = 0;
 
   [[nodiscard]] bool tagged() const noexcept { return (flags & kFlagTagged) != 0; }
 };
@@ -67,8 +72,8 @@ void encode_header(const Header& header, std::byte* out) noexcept;
 [[nodiscard]] bool decode_header(std::span<const std::byte> message, Header& header,
                                  std::string& error);
 
-// Rewrites the path fields of an encoded header in place (a message resent
-// over another path).
+// Rewrites the path and acknowledgement fields of an encoded header in
+// place.
 void encode_path_fields(const Header& header, std::byte* out) noexcept;
 
 // Whether messages of this type are numbered on their path and resent when
