@@ -37,6 +37,8 @@ struct PathHealth {
   std::uint64_t bytes_resent = 0;
   // Rendezvous bytes that were to be read over this path, read over others.
   std::uint64_t pull_bytes_moved = 0;
+  // Probes sent over it after it had been quiet with work pending.
+  std::uint64_t probes = 0;
 };
 
 // One path to a peer: our rail `local_rail` to its rail `remote_rail`.

@@ -170,6 +170,10 @@ Endpoint::Endpoint(Options options)
 }
 
 Endpoint::~Endpoint() {
+  // What the peers have not acknowledged may not have reached them: it
+  // goes first (closing a connection with the peer's acknowledgements
+  // unread resets it, and the peer loses what it had not read yet).
+  linger();
   // No background turn may start on a closing endpoint.
   background_.reset();
   // Close every rail first: no completion can then reach an operation that
@@ -234,7 +238,11 @@ void Endpoint::open_rail(const RailOptions& rail_options, std::optional<std::str
     state->send_slots.push_back(
         std::make_unique<TxSlot>(*this, index, state->send_memory.get() + s * slot_size));
     state->free_slots.push_back(state->send_slots.back().get());
-  }
+  }  // Where messages small enough to inject are written: they need no send
+  // buffer, so acknowledgements and probes leave even while every buffer
+  // is held by sends the provider has not finished (a dead link's).
+  state->inject_scratch.resize(rail.limits().inject_size);
+
   constexpr std::size_t kScratchBytes = 64;
   state->scratch_memory = std::make_unique_for_overwrite<std::byte[]>(kScratchBytes);
   state->scratch_region = rail.register_memory(state->scratch_memory.get(), kScratchBytes);

@@ -320,7 +320,7 @@ class Endpoint {
   // (attach_ack); those owed for 16 messages or more that nothing carried
   // go as kAck messages once the message that made them due is handled
   // (flush_acks, from repost()), at 64 at once.
-  void attach_ack(Peer& peer, Header& header) noexcept;
+  static void attach_ack(Peer& peer, Header& header) noexcept;
   void flush_acks();
   [[nodiscard]] static std::size_t reply_path(const Peer& peer, std::size_t arrival_rail) noexcept;
   // Takes an acknowledgement of our path on `path_rail`; false (and the
@@ -328,7 +328,22 @@ class Endpoint {
   [[nodiscard]] bool take_ack(Peer& peer, std::uint8_t path_rail, std::uint8_t epoch,
                               std::uint32_t acked, std::size_t rail);
   void on_probe(Peer& peer, const Header& header, std::size_t rail);
+  void on_probe_reply(Peer& peer, const Header& header);
+  // Failure detection: arrivals and completed reads count as a path's
+  // signs of life (note_activity); every eighth of the rail timeout,
+  // check_paths probes a path with work pending that has been quiet for
+  // half of it, and takes it down once quiet for all of it.
+  static void note_activity(Peer& peer, std::size_t rail) noexcept;
+  void check_paths();
+  void send_probe(Peer& peer, std::size_t index);
+  // A path down answered a probe (sent every Options::rail_retry): back in
+  // service, in a new epoch.
+  void path_up(Peer& peer, std::size_t index);
   void path_down(Peer& peer, std::size_t index, std::string_view reason);
+  // Closing: asks every peer holding unacknowledged messages for its
+  // acknowledgements (a probe on each such path) and progresses until they
+  // come, the peer fails, or the rail timeout passes.
+  void linger() noexcept;
   void set_live_paths(Peer& peer, std::vector<std::size_t> up);
   void rescue_pulls(Peer& peer, Path& dead);
   [[nodiscard]] bool reread(Path& dead, Request& request, std::uint64_t offset,
@@ -417,6 +432,8 @@ class Endpoint {
   // Buffers of acknowledged messages, reused for the next kept ones.
   std::vector<std::vector<std::byte>> spare_buffers_;
   bool acks_due_ = false;  // some peer is owed a kAck (flush_acks)
+  std::chrono::steady_clock::time_point next_path_check_{};
+  std::uint64_t probe_nonce_ = 0;
   // Registered with the background thread last, removed from it first.
   std::unique_ptr<BackgroundTurn> background_;
 };

@@ -95,7 +95,9 @@ void Endpoint::send_ack(Peer& peer, std::uint8_t sender_rail) {
 }
 
 void Endpoint::attach_ack(Peer& peer, Header& header) noexcept {
-  header.ack_seq = 0;
+  if (header.ack_seq != 0) {
+    return;  // the message carries one already (a probe's answer)
+  }
   header.ack_rail = 0;
   header.ack_epoch = 0;
   const std::size_t count = peer.inbound.size();
@@ -169,14 +171,199 @@ bool Endpoint::take_ack(Peer& peer, std::uint8_t path_rail, std::uint8_t epoch, 
   return true;
 }
 
+void Endpoint::note_activity(Peer& peer, std::size_t rail) noexcept {
+  if (rail < peer.path_of_rail.size() && peer.path_of_rail[rail] != Peer::kNoPath) {
+    ++peer.paths[peer.path_of_rail[rail]].activity;
+  }
+}
+
+void Endpoint::check_paths() {
+  if (options_.rail_timeout.count() == 0) {
+    return;
+  }
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_path_check_) {
+    return;
+  }
+  const auto interval = options_.rail_timeout / 8;
+  // A round that comes long after the last (nothing progressed the
+  // endpoint meanwhile) saw nothing of that time: it judges from now on.
+  const bool fresh_start = now - next_path_check_ > options_.rail_timeout / 2;
+  next_path_check_ = now + interval;
+  for (const auto& owned : peers_) {
+    Peer& peer = *owned;
+    if (!peer.guarded || peer.failed) {
+      continue;
+    }
+    for (std::size_t p = 0; p < peer.paths.size() && !peer.failed; ++p) {
+      Path& path = peer.paths[p];
+      if (!path.up) {
+        if (now >= path.next_retry) {
+          path.next_retry = now + options_.rail_retry;
+          log::debug(
+              "multi-rail endpoint {:016x}: probing path {} to peer {}, down, to bring it "
+              "back ({} messages queued on its rail, {} send buffers free)",
+              id_, p, peer.id.index, rails_[path.local_rail]->queue.size(),
+              rails_[path.local_rail]->free_slots.size());
+          send_probe(peer, p);
+        }
+        continue;
+      }
+      if (path.quiet_since == std::chrono::steady_clock::time_point{}) {
+        path.quiet_since = now;  // a path this check has not seen before
+      }
+      const bool pending = !path.unacked.empty() || path.pull_bytes_in_flight != 0;
+      if (path.activity != path.activity_seen || !pending || fresh_start) {
+        path.activity_seen = path.activity;
+        path.quiet_since = now;
+        path.probe_outstanding = false;
+        continue;
+      }
+      const auto quiet = now - path.quiet_since;
+      if (quiet >= options_.rail_timeout) {
+        path_down(peer, p,
+                  fmt::format("nothing from the peer over it for {} ms with {} messages and {} "
+                              "read bytes outstanding, and no answer to a probe",
+                              std::chrono::duration_cast<std::chrono::milliseconds>(quiet).count(),
+                              path.unacked.size(), path.pull_bytes_in_flight));
+      } else if (quiet >= options_.rail_timeout / 2 && !path.probe_outstanding) {
+        path.probe_outstanding = true;
+        log::debug(
+            "multi-rail endpoint {:016x}: probing path {} to peer {}: quiet for {} ms with "
+            "{} messages outstanding",
+            id_, p, peer.id.index,
+            std::chrono::duration_cast<std::chrono::milliseconds>(quiet).count(),
+            path.unacked.size());
+        send_probe(peer, p);
+      }
+    }
+  }
+}
+
+void Endpoint::send_probe(Peer& peer, std::size_t index) {
+  Path& path = peer.paths[index];
+  ++path.health.probes;
+  Header probe;
+  probe.type = MessageType::kProbe;
+  probe.source = id_;
+  probe.path_rail = static_cast<std::uint8_t>(path.local_rail);
+  probe.path_epoch = path.epoch;
+  probe.word = ++probe_nonce_;
+  send_control(peer, probe, index);
+}
+
+void Endpoint::path_up(Peer& peer, std::size_t index) {
+  Path& path = peer.paths[index];
+  path.up = true;
+  ++path.health.ups;
+  // A new life: numbering starts again, and messages of the old one that
+  // arrive late are not taken for new ones (Header::path_epoch).
+  ++path.epoch;
+  path.sent = 0;
+  path.activity_seen = path.activity;
+  path.quiet_since = std::chrono::steady_clock::now();
+  path.probe_outstanding = false;
+  std::vector<std::size_t> up;
+  for (std::size_t p = 0; p < peer.paths.size(); ++p) {
+    if (peer.paths[p].up) {
+      up.push_back(p);
+    }
+  }
+  set_live_paths(peer, std::move(up));
+  log::warn(
+      "multi-rail endpoint {:016x}: path {} to peer {} (our rail {} {} -> its rail {}) is "
+      "back in service (down since: {}); {} path(s) up",
+      id_, index, peer.id.index, path.local_rail, rails_[path.local_rail]->rail->name(),
+      path.remote_rail, path.down_reason, peer.live.size());
+}
+
+void Endpoint::on_probe_reply(Peer& peer, const Header& header) {
+  // The reply may come back over another path: it vouches for the one probed.
+  if (header.path_rail < peer.path_of_rail.size() &&
+      peer.path_of_rail[header.path_rail] != Peer::kNoPath) {
+    const std::size_t index = peer.path_of_rail[header.path_rail];
+    Path& path = peer.paths[index];
+    log::debug("multi-rail endpoint {:016x}: peer {} answered the probe of our rail {}", id_,
+               peer.id.index, header.path_rail);
+    if (path.epoch != header.path_epoch) {
+      return;  // a probe of an earlier life
+    }
+    if (path.up) {
+      ++path.activity;
+    } else if (!peer.failed) {
+      path_up(peer, index);
+    }
+  }
+}
+
 void Endpoint::on_probe(Peer& peer, const Header& header, std::size_t rail) {
+  log::debug("multi-rail endpoint {:016x}: peer {} probes its rail {} (arrived on our rail {})",
+             id_, peer.id.index, header.path_rail, rail);
   Header reply;
   reply.type = MessageType::kProbeReply;
   reply.source = id_;
   reply.path_rail = header.path_rail;
   reply.path_epoch = header.path_epoch;
   reply.word = header.word;
+  // The answer acknowledges what came over the probed path: a prober that
+  // is closing waits for that (Endpoint::linger).
+  if (header.path_rail < peer.inbound.size()) {
+    InboundPath& inbound = peer.inbound[header.path_rail];
+    if (inbound.seen && inbound.unacked != 0) {
+      reply.ack_seq = inbound.received;
+      reply.ack_rail = header.path_rail;
+      reply.ack_epoch = inbound.epoch;
+      inbound.unacked = 0;
+    }
+  }
   send_control(peer, reply, reply_path(peer, rail));
+}
+
+void Endpoint::linger() noexcept {
+  if (options_.rail_timeout.count() == 0) {
+    return;
+  }
+  const auto unacknowledged = [this] {
+    for (const auto& peer : peers_) {
+      if (!peer->guarded || peer->failed) {
+        continue;
+      }
+      for (const Path& path : peer->paths) {
+        if (path.up && !path.unacked.empty()) {
+          return true;
+        }
+      }
+    }
+    return false;
+  };
+  try {
+    {
+      const Lock lock(mutex_);
+      if (!unacknowledged()) {
+        return;
+      }
+      // Asked for at once: a peer owed fewer than 16 would wait for more.
+      for (const auto& peer : peers_) {
+        if (!peer->guarded || peer->failed) {
+          continue;
+        }
+        for (std::size_t p = 0; p < peer->paths.size(); ++p) {
+          if (peer->paths[p].up && !peer->paths[p].unacked.empty()) {
+            send_probe(*peer, p);
+          }
+        }
+      }
+    }
+    if (!progress_until([&] { return !unacknowledged(); }, options_.rail_timeout)) {
+      log::info(
+          "multi-rail endpoint {:016x}: closing with messages its peers have not "
+          "acknowledged within {} ms",
+          id_, options_.rail_timeout.count());
+    }
+  } catch (const std::exception& e) {
+    log::warn("multi-rail endpoint {:016x}: waiting for acknowledgements before closing: {}", id_,
+              e.what());
+  }
 }
 
 Status Endpoint::take_path_down(PeerId id, std::size_t path, std::string_view reason) {
@@ -219,6 +406,8 @@ void Endpoint::path_down(Peer& peer, std::size_t index, std::string_view reason)
   }
   path.up = false;
   ++path.health.downs;
+  path.down_reason = reason;
+  path.next_retry = std::chrono::steady_clock::now() + options_.rail_retry;
   set_live_paths(peer, std::move(up));
   const std::uint64_t resent_messages = path.unacked.size();
   const std::uint64_t resent_bytes = path.unacked_bytes;
@@ -232,6 +421,14 @@ void Endpoint::path_down(Peer& peer, std::size_t index, std::string_view reason)
   // their messages were kept, and go again below.
   (void)rails_[path.local_rail]->rail->fail_deferred_posts_to(
       path.address, Status(StatusCode::kCanceled, "its path went down"));
+  // Sends the provider holds may never complete (a dead link): their
+  // messages were kept and go again below, so their requests are done with
+  // them now. The buffers stay the provider's until it lets go.
+  for (const auto& slot : rails_[path.local_rail]->send_slots) {
+    if (slot->in_flight() && slot->peer == peer.id && slot->owner != nullptr) {
+      piece_done(*std::exchange(slot->owner, nullptr), Status());
+    }
+  }
 
   std::uint64_t touched = 0;  // a bit per rail (at most kMaxRails = 64)
   const auto reroute = [&](Outgoing out) {
@@ -240,14 +437,17 @@ void Endpoint::path_down(Peer& peer, std::size_t index, std::string_view reason)
     rails_[to.local_rail]->queue.push_back(std::move(out));
     touched |= std::uint64_t{1} << to.local_rail;
   };
-  // Messages queued for the peer on that rail, not sent yet.
+  // Messages queued for the peer on that rail, not sent yet. Probes and
+  // their answers are about the path they travel: sent over another, they
+  // would vouch for it falsely; they are dropped.
   auto& queue = rails_[path.local_rail]->queue;
   std::deque<Outgoing> stay;
   for (auto& out : queue) {
-    if (out.peer == peer.id) {
-      reroute(std::move(out));
-    } else {
+    if (out.peer != peer.id) {
       stay.push_back(std::move(out));
+    } else if (out.header.type != MessageType::kProbe &&
+               out.header.type != MessageType::kProbeReply) {
+      reroute(std::move(out));
     }
   }
   queue = std::move(stay);
@@ -257,6 +457,7 @@ void Endpoint::path_down(Peer& peer, std::size_t index, std::string_view reason)
     Outgoing out;
     std::string error;
     (void)decode_header(kept.bytes, out.header, error);  // encoded here: cannot fail
+    out.header.ack_seq = 0;  // its acknowledgement was taken when it first went
     out.peer = peer.id;
     out.body.assign(kept.bytes.begin() + kHeaderSize, kept.bytes.end());
     reroute(std::move(out));

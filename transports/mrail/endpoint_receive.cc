@@ -121,6 +121,7 @@ void Endpoint::repost() {
   if (acks_due_) {
     flush_acks();  // off the path of the message that made them due, too
   }
+  check_paths();
 }
 
 Peer* Endpoint::find_source(std::size_t rail, const Header& header,
@@ -166,6 +167,7 @@ void Endpoint::handle(std::size_t rail, std::span<const std::byte> message) {
     peer.credit = header.credit;
     release_waiting(peer);
   }
+  note_activity(peer, rail);
   if (header.ack_seq != 0 &&
       !take_ack(peer, header.ack_rail, header.ack_epoch, header.ack_seq, rail)) {
     return;
@@ -212,6 +214,7 @@ void Endpoint::handle(std::size_t rail, std::span<const std::byte> message) {
       on_probe(peer, header, rail);
       break;
     case MessageType::kProbeReply:
+      on_probe_reply(peer, header);
       break;
   }
 }
@@ -796,6 +799,11 @@ void Endpoint::on_piece(PieceOp& op, const Completion& completion) {
   }
   Request& request = *op.request();
   Status status = completion.status;
+  if (status.ok() && (op.kind() == PieceKind::kPull || op.kind() == PieceKind::kGet)) {
+    if (Peer* peer = peer_of(request.peer_); peer != nullptr) {
+      note_activity(*peer, op.rail());  // the peer's bytes came back over it
+    }
+  }
   if (status.code() == StatusCode::kUnreachable) {
     lost_message(request.peer_, op.rail(), status);
   }

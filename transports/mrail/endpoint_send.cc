@@ -87,12 +87,13 @@ void Endpoint::send_eager(Peer& peer, Request& request, const Header& header) {
   ++totals_.eager_messages;
   choose_pieces(peer, request.capacity_, pieces_);
   // The common case of a small message: one fragment, on a rail with
-  // nothing queued and a send buffer free, leaves at once.
+  // nothing queued and a send buffer free (or none needed), leaves at once.
   if (pieces_.size() == 1 && pieces_.front().offset == 0 &&
       request.capacity_ <= peer.max_fragment) {
     const Path& path = peer.paths[pieces_.front().path];
     RailState& state = *rails_[path.local_rail];
-    if (state.queue.empty() && !state.free_slots.empty()) {
+    if (state.queue.empty() && (!state.free_slots.empty() ||
+                                kHeaderSize + request.capacity_ <= state.inject_scratch.size())) {
       ++state.traffic.messages_sent;
       request.pending_ = 1;
       Header fragment = header;
@@ -215,7 +216,14 @@ void Endpoint::enqueue(std::size_t rail, Outgoing fragment) {
 
 void Endpoint::pump(std::size_t rail_index) {
   RailState& state = *rails_[rail_index];
-  while (!state.queue.empty() && !state.free_slots.empty()) {
+  const std::size_t inject_size = state.inject_scratch.size();
+  while (!state.queue.empty()) {
+    const Outgoing& front = state.queue.front();
+    const std::size_t length =
+        kHeaderSize + (front.body.empty() ? front.length : front.body.size());
+    if (length > inject_size && state.free_slots.empty()) {
+      break;  // in order: what needs a send buffer waits for one
+    }
     Outgoing out = std::move(state.queue.front());
     state.queue.pop_front();
     const bool own_body = !out.body.empty();
@@ -229,8 +237,12 @@ void Endpoint::emit(std::size_t rail_index, Header& header, RailPeer destination
                     const std::byte* payload, std::size_t payload_length, Request* owner) {
   RailState& state = *rails_[rail_index];
   Rail& rail = *state.rail;
-  TxSlot& slot = *state.free_slots.back();
   const std::size_t length = kHeaderSize + payload_length;
+  // What fits an inject is written to the rail's scratch and leaves at
+  // once; the rest takes a free send buffer (the caller saw one).
+  const bool injected = length <= state.inject_scratch.size();
+  TxSlot* const slot = injected ? nullptr : state.free_slots.back();
+  std::byte* const out = injected ? state.inject_scratch.data() : slot->data();
   // Granted as late as possible: a message that waited in the queue carries
   // the newest grant.
   // With failover, a message is numbered on its path and kept until the
@@ -250,32 +262,31 @@ void Endpoint::emit(std::size_t rail_index, Header& header, RailPeer destination
       }
     }
   }
-  encode_header(header, slot.data());
+  encode_header(header, out);
   if (payload_length != 0) {
-    std::memcpy(slot.data() + kHeaderSize, payload, payload_length);
+    std::memcpy(out + kHeaderSize, payload, payload_length);
   }
   if (numbered_on != nullptr) {
-    retain(*numbered_on, header.path_seq, std::span<const std::byte>(slot.data(), length));
+    retain(*numbered_on, header.path_seq, std::span<const std::byte>(out, length));
   }
   if (header.type == MessageType::kEager) {
     ++state.traffic.chunks_sent;
     state.traffic.bytes_sent += payload_length;
   }
-  // What fits an inject leaves at once and needs no send buffer held.
   Status posted;
   bool slot_held = false;
-  if (length <= rail.limits().inject_size) {
-    posted = rail.inject(destination, ConstBuffer{slot.data(), length, nullptr});
+  if (injected) {
+    posted = rail.inject(destination, ConstBuffer{out, length, nullptr});
   } else {
     state.free_slots.pop_back();
-    slot.owner = owner;
-    slot.peer = peer_id;
-    posted = rail.post_send(slot, destination,
-                            ConstBuffer{slot.data(), length, state.send_region.descriptor()});
+    slot->owner = owner;
+    slot->peer = peer_id;
+    posted = rail.post_send(*slot, destination,
+                            ConstBuffer{out, length, state.send_region.descriptor()});
     slot_held = posted.ok();
     if (!slot_held) {
-      slot.owner = nullptr;
-      state.free_slots.push_back(&slot);
+      slot->owner = nullptr;
+      state.free_slots.push_back(slot);
     }
   }
   if (!posted.ok()) {

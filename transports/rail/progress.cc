@@ -316,6 +316,10 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
     poll.stale.assign(rails.size(), false);
     block(rails, std::min<std::chrono::nanoseconds>(deadline - now, policy.max_block),
           now - last_activity, poll.lock);
+    // The owner's put-off work runs again after each sleep (at most
+    // policy.max_block apart): some of it is due by the clock (an endpoint
+    // probes quiet paths), not by completions.
+    idle_work_due = true;
   }
 }
 

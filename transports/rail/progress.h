@@ -58,10 +58,11 @@ struct PollHint {
   std::vector<pollfd> fds;
   std::vector<std::size_t> fd_rails;
   // Work the owner put off the fast path (an endpoint reposts receive
-  // buffers here), called on the first turn that finds nothing after one
-  // that found work, and on the first turn of a wait that finds nothing:
-  // the waiter has time then, and a message that was already there is
-  // handed over first.
+  // buffers, sends acknowledgements owed and checks its paths here), called
+  // on the first turn that finds nothing after one that found work or after
+  // a sleep, and on the first turn of a wait that finds nothing: the waiter
+  // has time then, and a message that was already there is handed over
+  // first.
   std::function<void()> on_idle;
   // The owner's lock, held by the caller, when other threads progress the
   // same rails: the wait then hands it to a thread that asks for it, lets

@@ -154,6 +154,7 @@ struct Endpoint::RailState {
   std::vector<std::unique_ptr<RxSlot>> receive_slots;
   std::vector<std::unique_ptr<TxSlot>> send_slots;
   std::vector<TxSlot*> free_slots;
+  std::vector<std::byte> inject_scratch;  // see Endpoint::emit
   // Receive buffers handled and not yet reposted (see Endpoint::repost).
   std::vector<RxSlot*> to_repost;
   std::deque<Outgoing> queue;

@@ -1,11 +1,13 @@
 // Everything an endpoint keeps about one peer.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -90,6 +92,18 @@ struct Path {
   std::deque<RetainedMessage> unacked;
   std::uint64_t unacked_bytes = 0;
   PathHealth health;  // counters
+  // Signs of life from the peer over this path: messages arriving on its
+  // local rail, reads over it completing (counted, not timed, on the fast
+  // path). Endpoint::check_paths compares the count between its rounds:
+  // `quiet_since` is when it last changed (or when the path had nothing
+  // pending); a probe goes out after half the rail timeout of quiet.
+  std::uint64_t activity = 0;
+  std::uint64_t activity_seen = 0;
+  std::chrono::steady_clock::time_point quiet_since{};
+  bool probe_outstanding = false;
+  // While down: when the next probe to bring it back goes.
+  std::chrono::steady_clock::time_point next_retry{};
+  std::string down_reason;
 };
 
 struct Peer {
