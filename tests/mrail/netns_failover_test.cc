@@ -5,8 +5,6 @@
 // message arrives once, intact and in order, within the rail timeout of
 // the link going down. When the link comes back, the probes every rail
 // retry bring the rail back into service and traffic uses it again.
-#include <fcntl.h>
-#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -19,16 +17,19 @@
 
 #include <fmt/format.h>
 
+#include "netns_hosts.h"
 #include "pattern.h"
-#include "railyard/common/detail/parse.h"
 #include "railyard/transports/mrail/endpoint.h"
 #include "railyard_tools/forked_peer.h"
 
 namespace railyard::mrail {
 namespace {
 
+using testing::comma_list;
+using testing::enter_namespace;
 using testing::fill_pattern;
 using testing::first_mismatch;
+using testing::netns_variable;
 using tools::ForkedPeer;
 using tools::Pipe;
 using Clock = std::chrono::steady_clock;
@@ -39,44 +40,23 @@ constexpr std::chrono::seconds kTimeout{60};
 constexpr std::chrono::seconds kReceiveTimeout{40};
 constexpr auto kRailTimeout = std::chrono::milliseconds(2000);
 
-std::string variable(const char* name) {
-  const char* value = std::getenv(name);  // NOLINT(concurrency-mt-unsafe)
-  return value == nullptr ? std::string() : std::string(value);
-}
-
-std::vector<std::string> list(const std::string& text) {
-  std::vector<std::string> out;
-  for (const auto piece : split(text, ',')) {
-    out.emplace_back(piece);
-  }
-  return out;
-}
-
-void enter_namespace(const std::string& name) {
-  const std::string path = "/var/run/netns/" + name;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0) {
-    throw std::runtime_error("cannot enter network namespace " + name);
-  }
-  ::close(fd);
-}
-
 // Sets one host's end of rail `rail` (0-based) up or down. With host b's
 // end down, host a, the sender, keeps its route: its sends vanish without
 // an error and its provider reports nothing, so only the silence can tell.
 // With host a's end down its route goes too, and its sends fail.
 void set_link(char host, std::size_t rail, bool up) {
   const std::string side(1, static_cast<char>(host - 'a' + 'A'));
-  const std::string device = list(variable(("RAILYARD_RAIL_DEVICES_" + side).c_str())).at(rail);
+  const std::string device =
+      comma_list(netns_variable(("RAILYARD_RAIL_DEVICES_" + side).c_str())).at(rail);
   const std::string command =
       fmt::format("ip netns exec {} ip link set dev {} {}",
-                  variable(("RAILYARD_NETNS_" + side).c_str()), device, up ? "up" : "down");
+                  netns_variable(("RAILYARD_NETNS_" + side).c_str()), device, up ? "up" : "down");
   ASSERT_EQ(std::system(command.c_str()), 0) << command;  // NOLINT(concurrency-mt-unsafe)
 }
 
 Options options_for(const char* rails_variable) {
   Options options;
-  options.rails = list(variable(rails_variable));
+  options.rails = comma_list(netns_variable(rails_variable));
   options.policies = PolicyTable::parse("policy", "-1:striping");
   options.rail_timeout = kRailTimeout;
   return options;
@@ -86,7 +66,8 @@ Options options_for(const char* rails_variable) {
 class NetnsFailover : public ::testing::TestWithParam<char> {
  protected:
   void SetUp() override {
-    if (variable("RAILYARD_NETNS_B").empty() || variable("RAILYARD_RAIL_DEVICES_B").empty()) {
+    if (netns_variable("RAILYARD_NETNS_B").empty() ||
+        netns_variable("RAILYARD_RAIL_DEVICES_B").empty()) {
       GTEST_SKIP() << "needs emulated hosts: run through scripts/netns-rails.sh as root";
     }
   }
@@ -104,7 +85,7 @@ TEST_P(NetnsFailover, ARailLinkGoingDownMidStreamLosesNothingAndComesBack) {
   ForkedPeer receiver([&](Pipe& parent) {
     ::close(link[0]);
     const Pipe peer(link[1]);
-    enter_namespace(variable("RAILYARD_NETNS_B"));
+    enter_namespace(netns_variable("RAILYARD_NETNS_B"));
     Endpoint endpoint(options_for("RAILYARD_RAILS_B"));
     peer.send(endpoint.address());
     const PeerId sender = endpoint.insert_peer(peer.receive(kTimeout));
@@ -144,7 +125,7 @@ TEST_P(NetnsFailover, ARailLinkGoingDownMidStreamLosesNothingAndComesBack) {
   ForkedPeer sender([&](Pipe& parent) {
     ::close(link[1]);
     const Pipe peer(link[0]);
-    enter_namespace(variable("RAILYARD_NETNS_A"));
+    enter_namespace(netns_variable("RAILYARD_NETNS_A"));
     Endpoint endpoint(options_for("RAILYARD_RAILS_A"));
     const PeerId receiver_id = endpoint.insert_peer(peer.receive(kTimeout));
     peer.send(endpoint.address());
@@ -230,8 +211,9 @@ TEST_P(NetnsFailover, ARailLinkGoingDownMidStreamLosesNothingAndComesBack) {
     ~LinkRestorer() {
       const std::string side(1, static_cast<char>(host - 'a' + 'A'));
       const std::string command = fmt::format(
-          "ip netns exec {} ip link set dev {} up", variable(("RAILYARD_NETNS_" + side).c_str()),
-          list(variable(("RAILYARD_RAIL_DEVICES_" + side).c_str())).at(kDeadRail));
+          "ip netns exec {} ip link set dev {} up",
+          netns_variable(("RAILYARD_NETNS_" + side).c_str()),
+          comma_list(netns_variable(("RAILYARD_RAIL_DEVICES_" + side).c_str())).at(kDeadRail));
       (void)std::system(command.c_str());  // NOLINT(concurrency-mt-unsafe, cert-env33-c)
     }
   } restorer{GetParam()};

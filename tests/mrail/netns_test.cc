@@ -1,8 +1,6 @@
 // Two processes on emulated hosts joined by several veth rails (run through
 // scripts/netns-rails.sh, as root): data arrives intact and the per-rail
 // counters show each policy's split, with 2 and 4 rails.
-#include <fcntl.h>
-#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -12,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "netns_hosts.h"
 #include "pattern.h"
 #include "railyard/common/detail/parse.h"
 #include "railyard/transports/mrail/endpoint.h"
@@ -20,26 +19,14 @@
 namespace railyard::mrail {
 namespace {
 
+using testing::enter_namespace;
 using testing::fill_pattern;
 using testing::first_mismatch;
+using testing::netns_variable;
 using tools::ForkedPeer;
 using tools::Pipe;
 
 constexpr std::chrono::seconds kTimeout{60};
-
-std::string variable(const char* name) {
-  const char* value = std::getenv(name);  // NOLINT(concurrency-mt-unsafe)
-  return value == nullptr ? std::string() : std::string(value);
-}
-
-void enter_namespace(const std::string& name) {
-  const std::string path = "/var/run/netns/" + name;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0) {
-    throw std::runtime_error("cannot enter network namespace " + name);
-  }
-  ::close(fd);
-}
 
 std::vector<std::string> first_rails(const std::string& list, std::size_t count, bool reversed) {
   std::vector<std::string> out;
@@ -74,7 +61,7 @@ void run_pair(std::size_t rails, const Traffic& traffic, std::map<int, std::uint
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, link), 0);
   const auto options_for = [&](const char* rails_variable, bool reversed) {
     Options options;
-    options.rails = first_rails(variable(rails_variable), rails, reversed);
+    options.rails = first_rails(netns_variable(rails_variable), rails, reversed);
     options.policies = PolicyTable::parse("policy", traffic.table);
     options.home_rail = 1;  // rail 2 (198.18.2.x) when not reversed
     // Each striped share read whole, so the bytes per rail are the plan's
@@ -85,7 +72,7 @@ void run_pair(std::size_t rails, const Traffic& traffic, std::map<int, std::uint
   ForkedPeer receiver([&](Pipe& parent) {
     ::close(link[0]);
     Pipe peer_pipe(link[1]);
-    enter_namespace(variable("RAILYARD_NETNS_B"));
+    enter_namespace(netns_variable("RAILYARD_NETNS_B"));
     Endpoint endpoint(options_for("RAILYARD_RAILS_B", true));
     peer_pipe.send(endpoint.address());
     const PeerId sender = endpoint.insert_peer(peer_pipe.receive(kTimeout));
@@ -108,7 +95,7 @@ void run_pair(std::size_t rails, const Traffic& traffic, std::map<int, std::uint
   ForkedPeer sender([&](Pipe& parent) {
     ::close(link[1]);
     Pipe peer_pipe(link[0]);
-    enter_namespace(variable("RAILYARD_NETNS_A"));
+    enter_namespace(netns_variable("RAILYARD_NETNS_A"));
     Endpoint endpoint(options_for("RAILYARD_RAILS_A", false));
     const PeerId receiver_id = endpoint.insert_peer(peer_pipe.receive(kTimeout));
     peer_pipe.send(endpoint.address());
@@ -154,7 +141,7 @@ void run_pair(std::size_t rails, const Traffic& traffic, std::map<int, std::uint
 class NetnsRails : public ::testing::TestWithParam<std::size_t> {
  protected:
   void SetUp() override {
-    if (variable("RAILYARD_NETNS_A").empty()) {
+    if (netns_variable("RAILYARD_NETNS_A").empty()) {
       GTEST_SKIP() << "needs emulated hosts: run through scripts/netns-rails.sh as root";
     }
   }

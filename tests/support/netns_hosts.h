@@ -1,0 +1,47 @@
+// For tests run on the emulated hosts of scripts/netns-rails.sh: reading
+// the variables it sets, and entering a host's network namespace.
+#pragma once
+
+#include <fcntl.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "railyard/common/detail/parse.h"
+
+namespace railyard::testing {
+
+// A variable netns-rails.sh sets (RAILYARD_NETNS_A, RAILYARD_RAILS_B ...),
+// empty when unset.
+inline std::string netns_variable(const char* name) {
+  const char* value = std::getenv(name);  // NOLINT(concurrency-mt-unsafe)
+  return value == nullptr ? std::string() : std::string(value);
+}
+
+// "a,b,c" -> {"a", "b", "c"}.
+inline std::vector<std::string> comma_list(const std::string& text) {
+  std::vector<std::string> out;
+  for (const auto piece : split(text, ',')) {
+    out.emplace_back(piece);
+  }
+  return out;
+}
+
+// Moves the calling process (a forked child) into the named namespace.
+inline void enter_namespace(const std::string& name) {
+  const std::string path = "/var/run/netns/" + name;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0) {
+    if (fd >= 0) {
+      ::close(fd);
+    }
+    throw std::runtime_error("cannot enter network namespace " + name + " (needs root)");
+  }
+  ::close(fd);
+}
+
+}  // namespace railyard::testing
