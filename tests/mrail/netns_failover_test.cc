@@ -217,12 +217,25 @@ TEST_P(NetnsFailover, ARailLinkGoingDownMidStreamLosesNothingAndComesBack) {
       (void)std::system(command.c_str());  // NOLINT(concurrency-mt-unsafe, cert-env33-c)
     }
   } restorer{GetParam()};
-  sender.pipe().send_text("down");
-  const std::string report = sender.pipe().receive_text(std::chrono::seconds(120));
-  set_link(GetParam(), kDeadRail, true);
-  sender.pipe().send_text("up");
-  const std::string comeback = sender.pipe().receive_text(std::chrono::seconds(120));
-  const std::string received = receiver.pipe().receive_text(std::chrono::seconds(10));
+  std::string report;
+  std::string comeback;
+  std::string received;
+  try {
+    sender.pipe().send_text("down");
+    report = sender.pipe().receive_text(std::chrono::seconds(120));
+    set_link(GetParam(), kDeadRail, true);
+    sender.pipe().send_text("up");
+    comeback = sender.pipe().receive_text(std::chrono::seconds(120));
+    received = receiver.pipe().receive_text(std::chrono::seconds(10));
+  } catch (const std::runtime_error& e) {
+    // How each side ended says which one broke (a negative status is the
+    // signal that killed it).
+    const int sender_status = sender.wait(std::chrono::seconds(5));
+    const int receiver_status = receiver.wait(std::chrono::seconds(5));
+    FAIL() << e.what() << " (after report '" << report << "', comeback '" << comeback
+           << "'); sender exit status " << sender_status << ", receiver exit status "
+           << receiver_status;
+  }
   long long elapsed_ms = 0;
   int up = 1;
   unsigned long long downs = 0;

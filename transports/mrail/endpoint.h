@@ -340,9 +340,9 @@ class Endpoint {
   // service, in a new epoch.
   void path_up(Peer& peer, std::size_t index);
   void path_down(Peer& peer, std::size_t index, std::string_view reason);
-  // Closing: asks every peer holding unacknowledged messages for its
-  // acknowledgements (a probe on each such path) and progresses until they
-  // come, the peer fails, or the rail timeout passes.
+  // Closing: sends every acknowledgement owed, asks every peer holding
+  // unacknowledged messages for its own (a probe on each such path), and
+  // progresses until they come, the peer fails, or the rail timeout passes.
   void linger() noexcept;
   void set_live_paths(Peer& peer, std::vector<std::size_t> up);
   void rescue_pulls(Peer& peer, Path& dead);

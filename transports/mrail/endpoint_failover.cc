@@ -339,6 +339,18 @@ void Endpoint::linger() noexcept {
   try {
     {
       const Lock lock(mutex_);
+      // What we owe goes first, whatever the count: a peer that closes after
+      // us then has nothing to wait for.
+      for (const auto& peer : peers_) {
+        if (peer->failed) {
+          continue;
+        }
+        for (std::size_t i = 0; i < peer->inbound.size(); ++i) {
+          if (peer->inbound[i].unacked != 0) {
+            send_ack(*peer, static_cast<std::uint8_t>(i));
+          }
+        }
+      }
       if (!unacknowledged()) {
         return;
       }
