@@ -125,7 +125,7 @@ Endpoint::Endpoint(Options options)
     }
   }
   address_ = encode_address(address);
-  poll_hint_.on_idle = [this] { repost(); };
+  poll_hint_.on_idle = [this] { idle_work(); };
   poll_hint_.lock = &mutex_;
 
   std::string home_reason;
@@ -533,7 +533,7 @@ std::size_t Endpoint::progress() {
   if (completed != 0) {
     mutex_.notify_progress();  // threads asleep in a wait look again
   }
-  repost();
+  idle_work();
   return completed;
 }
 
@@ -562,7 +562,7 @@ bool Endpoint::progress_until(std::span<Endpoint* const> endpoints,
   PollHint hint;
   hint.on_idle = [&ordered] {
     for (Endpoint* endpoint : ordered) {
-      endpoint->repost();
+      endpoint->idle_work();
     }
   };
   return railyard::progress_until(rails, done, timeout, endpoints.front()->options_.wait, &hint);

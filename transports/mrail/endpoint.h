@@ -224,13 +224,17 @@ class Endpoint {
   // The inserted peer that sent `header`, or nullptr: then the message is
   // kept for when its sender is inserted, or dropped past the budget.
   Peer* find_source(std::size_t rail, const Header& header, std::span<const std::byte> message);
-  // Reposts handled receive buffers. Reposting costs a provider call, so it
-  // stays off the path between a message's arrival and its receiver seeing
-  // it, and off the path to the next send: it runs after a send has left,
-  // when a wait finds nothing to do (PollHint::on_idle), and at once when
-  // half a rail's buffers are waiting.
+  // Reposts handled receive buffers, and sends the acknowledgements owed.
+  // Reposting costs a provider call, so it stays off the path between a
+  // message's arrival and its receiver seeing it, and off the path to the
+  // next send: it runs after a send has left, as idle work, and at once
+  // when half a rail's buffers are waiting.
   void repost();
   void repost(std::size_t rail);
+  // What a wait does when it finds nothing (PollHint::on_idle), and
+  // progress() after its round: repost(), and the clock-driven path checks
+  // (check_paths), kept off the path of every send.
+  void idle_work();
   void handle(std::size_t rail, std::span<const std::byte> message);
   // Tells the rail poller where the next message from `peer` most likely
   // arrives, from the rails its last ones arrived on (`rail` the latest).

@@ -134,19 +134,13 @@ void Endpoint::flush_acks() {
 
 std::size_t Endpoint::reply_path(const Peer& peer, std::size_t arrival_rail) noexcept {
   // Back the way the message came while that path is up, else any path up.
-  if (arrival_rail < peer.path_of_rail.size()) {
-    const std::size_t path = peer.path_of_rail[arrival_rail];
-    if (path != Peer::kNoPath && peer.paths[path].up) {
-      return path;
-    }
-  }
-  return peer.home();
+  const std::size_t path = peer.path_on(arrival_rail);
+  return path != Peer::kNoPath && peer.paths[path].up ? path : peer.home();
 }
 
 bool Endpoint::take_ack(Peer& peer, std::uint8_t path_rail, std::uint8_t epoch, std::uint32_t acked,
                         std::size_t rail) {
-  const std::size_t index =
-      path_rail < peer.path_of_rail.size() ? peer.path_of_rail[path_rail] : Peer::kNoPath;
+  const std::size_t index = peer.path_on(path_rail);
   if (index == Peer::kNoPath) {
     drop(rail, fmt::format("acknowledgement from peer {} names our rail {}, which has no path "
                            "to it",
@@ -172,8 +166,8 @@ bool Endpoint::take_ack(Peer& peer, std::uint8_t path_rail, std::uint8_t epoch, 
 }
 
 void Endpoint::note_activity(Peer& peer, std::size_t rail) noexcept {
-  if (rail < peer.path_of_rail.size() && peer.path_of_rail[rail] != Peer::kNoPath) {
-    ++peer.paths[peer.path_of_rail[rail]].activity;
+  if (const std::size_t path = peer.path_on(rail); path != Peer::kNoPath) {
+    ++peer.paths[path].activity;
   }
 }
 
@@ -279,9 +273,7 @@ void Endpoint::path_up(Peer& peer, std::size_t index) {
 
 void Endpoint::on_probe_reply(Peer& peer, const Header& header) {
   // The reply may come back over another path: it vouches for the one probed.
-  if (header.path_rail < peer.path_of_rail.size() &&
-      peer.path_of_rail[header.path_rail] != Peer::kNoPath) {
-    const std::size_t index = peer.path_of_rail[header.path_rail];
+  if (const std::size_t index = peer.path_on(header.path_rail); index != Peer::kNoPath) {
     Path& path = peer.paths[index];
     log::debug("multi-rail endpoint {:016x}: peer {} answered the probe of our rail {}", id_,
                peer.id.index, header.path_rail);

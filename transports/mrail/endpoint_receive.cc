@@ -19,6 +19,12 @@ namespace {
 
 using Placement = ReorderBuffer<std::unique_ptr<InboundMessage>>::Placement;
 
+// Whether the peer's message `seq`, which locate() found no record of, had
+// its turn and is done with (rather than lying past the window).
+bool delivered(const Peer& peer, SeqNum seq) noexcept {
+  return peer.early.place(seq) == Placement::kPast;
+}
+
 // Messages from endpoints not inserted yet are kept up to this much.
 constexpr std::uint64_t kMaxStrangerBytes = std::uint64_t{64} << 20;
 
@@ -121,6 +127,10 @@ void Endpoint::repost() {
   if (acks_due_) {
     flush_acks();  // off the path of the message that made them due, too
   }
+}
+
+void Endpoint::idle_work() {
+  repost();
   check_paths();
 }
 
@@ -316,8 +326,8 @@ void Endpoint::on_fragment(Peer& peer, const Header& header, std::span<const std
   // A numbered fragment may come twice: sent again after its path failed,
   // when it had arrived after all.
   const bool may_repeat = header.path_seq != 0;
-  if (may_repeat && (message == nullptr ? peer.early.place(header.seq) != Placement::kBeyond
-                                        : message->repeats(header.word))) {
+  if (may_repeat &&
+      (message == nullptr ? delivered(peer, header.seq) : message->repeats(header.word))) {
     ++totals_.duplicates_dropped;
     return;
   }
@@ -367,7 +377,7 @@ void Endpoint::on_rts(Peer& peer, const Header& header, std::span<const std::byt
   std::string error;
   RtsBody rts;
   if (header.path_seq != 0 &&
-      (message == nullptr ? peer.early.place(header.seq) != Placement::kBeyond
+      (message == nullptr ? delivered(peer, header.seq)
                           : message->type == MessageType::kRts && message->transfer_id != 0)) {
     ++totals_.duplicates_dropped;  // sent again after its path failed
     return;

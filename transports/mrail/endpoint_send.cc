@@ -243,14 +243,14 @@ void Endpoint::emit(std::size_t rail_index, Header& header, RailPeer destination
   const bool injected = length <= state.inject_scratch.size();
   TxSlot* const slot = injected ? nullptr : state.free_slots.back();
   std::byte* const out = injected ? state.inject_scratch.data() : slot->data();
-  // Granted as late as possible: a message that waited in the queue carries
-  // the newest grant.
-  // With failover, a message is numbered on its path and kept until the
-  // peer acknowledges it.
   Path* numbered_on = nullptr;
   if (Peer* peer = peer_of(peer_id); peer != nullptr) {
+    // Granted, and an acknowledgement owed attached, as late as possible: a
+    // message that waited in the queue carries the newest.
     header.credit = grant(*peer);
     attach_ack(*peer, header);
+    // With failover, a message is numbered on its path and kept until the
+    // peer acknowledges it.
     if (numbered(header.type)) {
       header.path_rail = static_cast<std::uint8_t>(rail_index);
       header.path_seq = 0;
@@ -311,9 +311,8 @@ void Endpoint::lost_message(PeerId peer_id, std::size_t rail, const Status& stat
   }
   // With failover, the message was kept and goes again over another path;
   // only the path it took is lost.
-  if (peer->guarded && rail < peer->path_of_rail.size() &&
-      peer->path_of_rail[rail] != Peer::kNoPath) {
-    path_down(*peer, peer->path_of_rail[rail], status.message());
+  if (const std::size_t path = peer->path_on(rail); peer->guarded && path != Peer::kNoPath) {
+    path_down(*peer, path, status.message());
     return;
   }
   fail_peer(*peer, status);
@@ -321,11 +320,11 @@ void Endpoint::lost_message(PeerId peer_id, std::size_t rail, const Status& stat
 
 bool Endpoint::covered_by_failover(PeerId peer_id, std::size_t rail) const noexcept {
   const Peer* peer = peer_of(peer_id);
-  if (peer == nullptr || !peer->guarded || peer->failed || rail >= peer->path_of_rail.size() ||
-      peer->path_of_rail[rail] == Peer::kNoPath) {
+  if (peer == nullptr || !peer->guarded || peer->failed) {
     return false;
   }
-  return !peer->paths[peer->path_of_rail[rail]].up;
+  const std::size_t path = peer->path_on(rail);
+  return path != Peer::kNoPath && !peer->paths[path].up;
 }
 
 void Endpoint::on_sent(TxSlot& slot, const Completion& completion) {

@@ -191,6 +191,11 @@ struct Peer {
       piece.path = live[piece.path];
     }
   }
+  // The index of the path over our rail `rail`, or kNoPath (no path there,
+  // or a rail index from the wire beyond ours).
+  [[nodiscard]] std::size_t path_on(std::size_t rail) const noexcept {
+    return rail < path_of_rail.size() ? path_of_rail[rail] : kNoPath;
+  }
   // The path fixed sends on: its home path while up, else the first up.
   [[nodiscard]] std::size_t home() const noexcept {
     return paths[home_path].up ? home_path : live.front();
