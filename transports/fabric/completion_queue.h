@@ -58,6 +58,12 @@ class CompletionQueue {
   [[nodiscard]] int wait_fd() const noexcept { return wait_fd_; }
 
   [[nodiscard]] fid_cq* get() const noexcept { return handle_.get(); }
+  // Closes the queue, then its wait set (no endpoint may be bound to it).
+  void close() noexcept {
+    handle_.reset();
+    wait_set_.reset();
+    wait_fd_ = -1;
+  }
 
  private:
   // Opens the queue on a new fd wait set (FI_WAIT_SET); false when the

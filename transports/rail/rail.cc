@@ -147,6 +147,40 @@ Rail::~Rail() {
   }
 }
 
+Status Rail::reopen() {
+  // A new completion queue too: tcp;ofi_rxm leaves the closed endpoint's
+  // inner queues in the old one's wait set, and the next fi_trywait on it
+  // reads freed memory. Everything the old one held has been delivered.
+  cq_.close();
+  // At the address the old endpoint had, not the one it was asked for
+  // (port 0 in it means any), written over the one asked for.
+  fabric::FabricInfo info = fabric::FabricInfo::copy_of(*info_.get());
+  if (info->src_addr == nullptr || info->src_addrlen != address_.size()) {
+    return {StatusCode::kInvalidArgument,
+            fmt::format("the rail was opened without a source address of its address's {} bytes "
+                        "(it has {} bytes)",
+                        address_.size(), info->src_addr == nullptr ? 0 : info->src_addrlen)};
+  }
+  std::memcpy(info->src_addr, address_.data(), address_.size());
+  try {
+    cq_ = fabric::CompletionQueue(resources_->domain, queue_size(options_, limits_),
+                                  &resources_->fabric);
+    fabric::Endpoint endpoint(resources_->domain, *info.get());
+    endpoint.bind(av_);
+    endpoint.bind(cq_);
+    endpoint.enable();
+    if (endpoint.name() != address_) {
+      return {StatusCode::kIoError,
+              fmt::format("the provider reopened it at {}, not at its address",
+                          av_.to_string(endpoint.name()))};
+    }
+    endpoint_ = std::move(endpoint);
+  } catch (const Error& e) {
+    return {StatusCode::kIoError, e.what()};
+  }
+  return {};
+}
+
 RailPeer Rail::insert_peer(std::span<const std::byte> address) {
   if (limits_.address_format == "FI_ADDR_STR") {
     // Strings ("fi_shm://4242:0:1"): any length, but terminated, since the
@@ -225,6 +259,9 @@ RemoteRegion Rail::import_region(std::span<const std::byte> remote_key) {
 }
 
 Status Rail::post(const char* what, PendingPost post) {
+  if (closed_) {
+    return {closed_->code(), fmt::format("{} on rail {}: {}", what, name_, closed_->message())};
+  }
   if (post.buffer == nullptr && post.length != 0) {
     return {StatusCode::kInvalidArgument,
             fmt::format("{} on rail {}: {} bytes at a null address", what, name_, post.length)};
@@ -387,6 +424,9 @@ Status Rail::submit(PendingPost post, std::deque<PendingPost>& backlog) {
 
 long Rail::issue(const PendingPost& post) noexcept {
   fid_ep* ep = endpoint_.get();
+  if (ep == nullptr) {
+    return -FI_EAGAIN;  // between the close and the reopen of a reset
+  }
   void* context = post.op != nullptr ? &post.op->context_ : nullptr;
   void* buffer =
       post.inject_copy.empty() ? post.buffer : const_cast<std::byte*>(post.inject_copy.data());
@@ -519,6 +559,9 @@ Status Rail::cancel(RailOp& op) {
       return {};
     }
   }
+  if (closed_) {
+    return {closed_->code(), fmt::format("cancel on rail {}: {}", name_, closed_->message())};
+  }
   op.cancel_requested_ = true;
   const long rc = fi_cancel(&endpoint_.get()->fid, &op.context_);
   if (rc != 0) {
@@ -543,11 +586,26 @@ void Rail::mark_in_flight(RailOp& op) noexcept {
   if (is_outbound(op.kind_)) {
     ++outbound_in_flight_;
   }
+  op.previous_in_flight_ = nullptr;
+  op.next_in_flight_ = in_flight_head_;
+  if (in_flight_head_ != nullptr) {
+    in_flight_head_->previous_in_flight_ = &op;
+  }
+  in_flight_head_ = &op;
 }
 
 void Rail::finish(RailOp& op, const Completion& completion) noexcept {
-  if (op.in_flight_ && is_outbound(op.kind_)) {
-    --outbound_in_flight_;
+  if (op.in_flight_) {
+    if (is_outbound(op.kind_)) {
+      --outbound_in_flight_;
+    }
+    (op.previous_in_flight_ != nullptr ? op.previous_in_flight_->next_in_flight_
+                                       : in_flight_head_) = op.next_in_flight_;
+    if (op.next_in_flight_ != nullptr) {
+      op.next_in_flight_->previous_in_flight_ = op.previous_in_flight_;
+    }
+    op.previous_in_flight_ = nullptr;
+    op.next_in_flight_ = nullptr;
   }
   op.in_flight_ = false;
   op.cancel_requested_ = false;
@@ -622,7 +680,10 @@ std::size_t Rail::deliver_error() {
     return 0;
   }
   ++counters_.errors;
-  const std::string text = cq_.error_text(entry);
+  // An entry the provider flushed while reset() closed the endpoint may
+  // point its provider-specific error data into the closed endpoint
+  // (tcp;ofi_rxm's does): only the error number is read then.
+  const std::string text = resetting_ ? std::string(fi_strerror(entry.err)) : cq_.error_text(entry);
   if (entry.op_context == nullptr) {
     log::error("rail {}: error completion without an operation: {} ({})", name_, text,
                fi_strerror(entry.err));
@@ -643,6 +704,10 @@ std::size_t Rail::deliver_error() {
                                  : std::string("message of unreported length");
     message = fmt::format("{} on rail {}: a {} (tag 0x{:x}) does not fit the {}-byte buffer",
                           to_string(op.kind_), name_, size, entry.tag, op.posted_length_);
+  } else if (entry.err == FI_ECANCELED && resetting_) {
+    completion.status = ended_by_reset(op, *resetting_);
+    finish(op, completion);
+    return 1;
   } else if (entry.err == FI_ECANCELED && !op.cancel_requested_) {
     // Nobody asked for it: the provider dropped the operation with its
     // connection (net cancels every send queued to a peer whose socket
@@ -676,7 +741,8 @@ std::size_t Rail::progress() {
     }
   }
   const std::span<fi_cq_tagged_entry> entries(completion_batch_);
-  for (int batch = 0; batch < kMaxBatchesPerProgress; ++batch) {
+  // (No queue: a reset failed to reopen one, and the rail is closed.)
+  for (int batch = 0; batch < kMaxBatchesPerProgress && cq_.get() != nullptr; ++batch) {
     const long n = cq_.read(entries);
     if (n == -FI_EAVAIL) {
       delivered += deliver_error();
@@ -699,7 +765,7 @@ std::size_t Rail::progress() {
 }
 
 std::size_t Rail::progress_blocking(std::chrono::milliseconds timeout) {
-  if (in_progress_) {
+  if (in_progress_ || cq_.get() == nullptr) {
     return 0;
   }
   const std::span<fi_cq_tagged_entry> entries(completion_batch_);
@@ -720,6 +786,9 @@ std::size_t Rail::progress_blocking(std::chrono::milliseconds timeout) {
 bool Rail::ready_to_block() noexcept {
   if (!local_completions_.empty()) {
     return false;
+  }
+  if (cq_.get() == nullptr) {
+    return true;  // closed (a failed reset): nothing will ever come
   }
   std::array<fid*, 1> fids{&cq_.get()->fid};
   if (fi_trywait(resources_->fabric.get(), fids.data(), 1) != 0) {

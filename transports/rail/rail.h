@@ -21,6 +21,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "railyard/common/status.h"
@@ -122,6 +123,22 @@ class Rail {
   // progress()) with `status`, injects are dropped. Returns how many.
   std::size_t fail_deferred_posts_to(RailPeer peer, const Status& status);
 
+  // Closes the endpoint and opens it again at the same address, bound to the
+  // same address vector and completion queue, so peers reach it as before.
+  // For rail failover: a dead link holds the provider's operations for
+  // minutes, and one that finished late would write into memory its owner
+  // has moved on from. The provider discards what is posted to a closed
+  // endpoint (fi_endpoint(3)), so none of these operations touches its
+  // buffer afterwards; from the next progress() each completes with
+  // StatusCode::kCanceled, saying `why`. Posts deferred and never issued
+  // stay queued for the new endpoint. Every peer's connection to the old
+  // endpoint breaks: what was on its way is lost, and the peer connects
+  // again on its next post. Not from inside progress(). Returns an error
+  // when the provider needs endpoint-bound registrations (FI_MR_ENDPOINT)
+  // or does not reopen at the same address; in the latter case the rail is
+  // closed and fails every post from then on.
+  [[nodiscard]] Status reset(std::string_view why);
+
   // Asks for an in-flight operation to end early. If it had not finished, it
   // completes (from progress()) with StatusCode::kCanceled. An operation the
   // provider cancels on its own, with its connection, completes with
@@ -197,6 +214,9 @@ class Rail {
   std::size_t deliver(std::span<const struct fi_cq_tagged_entry> entries);
   std::size_t deliver_error();
   void mark_in_flight(RailOp& op) noexcept;
+  [[nodiscard]] Status reopen();
+  // How an operation ended by reset() completes.
+  [[nodiscard]] Status ended_by_reset(const RailOp& op, std::string_view why) const;
   void finish(RailOp& op, const Completion& completion) noexcept;
   // Called in a catch block: keeps the exception if it is the first.
   void keep_escaped() noexcept;
@@ -229,6 +249,13 @@ class Rail {
   std::uint64_t next_requested_key_ = 1;
   // Sends, writes and reads in flight (see has_unannounced_work()).
   std::size_t outbound_in_flight_ = 0;
+  // Every operation in flight, deferred ones included (for reset()).
+  RailOp* in_flight_head_ = nullptr;
+  // Why the rail fails every post: a reset that could not reopen.
+  std::optional<Status> closed_;
+  // While reset() closes the endpoint: why (some providers flush what the
+  // endpoint held as canceled, others drop it silently).
+  std::optional<std::string> resetting_;
   bool in_progress_ = false;
   PostFailureHandler post_failure_;
   // The first exception an on_complete threw during this progress(), held

@@ -19,6 +19,9 @@ struct RailCounters {
   std::uint64_t errors = 0;
   // Posts the provider refused with FI_EAGAIN and the rail queued to retry.
   std::uint64_t deferred_posts = 0;
+  // Times the endpoint was closed and opened again at the same address
+  // (Rail::reset).
+  std::uint64_t resets = 0;
 };
 
 }  // namespace railyard

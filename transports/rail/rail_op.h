@@ -70,6 +70,9 @@ class RailOp {
   // Set by Rail::cancel(): a cancellation we did not ask for is the
   // provider's way (net's) of saying the connection to the peer is gone.
   bool cancel_requested_ = false;
+  // The rail's list of operations in flight, which Rail::reset() ends.
+  RailOp* previous_in_flight_ = nullptr;
+  RailOp* next_in_flight_ = nullptr;
 };
 
 }  // namespace railyard

@@ -1,0 +1,171 @@
+// Rail::reset: the endpoint closed and opened again at the same address. What
+// the provider held ends at once, nothing it held writes into memory later,
+// and the rail carries traffic again.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <csignal>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pattern.h"
+#include "rail_pair.h"
+#include "railyard/transports/rail/progress.h"
+#include "railyard/transports/rail/rail.h"
+#include "railyard_tools/forked_peer.h"
+
+namespace railyard {
+namespace {
+
+using testing::fill_pattern;
+using testing::first_mismatch;
+using testing::kTestTimeout;
+using testing::loopback_options;
+using tools::ForkedPeer;
+using tools::Pipe;
+
+TEST(RailReset, ReceivesEndCanceledAndTheRailCarriesTrafficAgainAtTheSameAddress) {
+  testing::RailPair pair;
+  const std::vector<std::byte> address = pair.b->address();
+  std::array<std::array<std::byte, 16>, 4> buffers{};
+  std::array<Request, 4> receives;
+  for (std::size_t i = 0; i < receives.size(); ++i) {
+    ASSERT_TRUE(
+        pair.b
+            ->post_tagged_recv(receives[i], MutableBuffer{buffers[i].data(), buffers[i].size()}, i)
+            .ok());
+  }
+  ASSERT_TRUE(pair.b->reset("a test asked for it").ok());
+  EXPECT_EQ(pair.b->address(), address);
+  EXPECT_EQ(pair.b->counters().resets, 1U);
+  ASSERT_TRUE(pair.run_until([&] {
+    return std::all_of(receives.begin(), receives.end(), [](const Request& r) { return r.done(); });
+  }));
+  for (const Request& receive : receives) {
+    EXPECT_EQ(receive.status().code(), StatusCode::kCanceled);
+    EXPECT_NE(receive.status().message().find("the rail was reset (a test asked for it)"),
+              std::string::npos)
+        << receive.status().message();
+  }
+
+  // Both ways over the new endpoint. The peer's old connection broke with
+  // the reset; the reset side's first post connects afresh, and the peer
+  // then uses that connection.
+  const auto exchange = [&](Rail& from, RailPeer to, Rail& at, std::uint64_t tag, int seed) {
+    std::array<std::byte, 64> out{};
+    std::array<std::byte, 64> in{};
+    fill_pattern(out, seed);
+    Request receive;
+    Request send;
+    EXPECT_TRUE(at.post_tagged_recv(receive, MutableBuffer{in.data(), in.size()}, tag).ok());
+    EXPECT_TRUE(from.post_tagged_send(send, to, ConstBuffer{out.data(), out.size()}, tag).ok());
+    EXPECT_TRUE(pair.run_until([&] { return receive.done() && send.done(); }));
+    EXPECT_TRUE(receive.status().ok()) << receive.status().to_string();
+    EXPECT_EQ(first_mismatch(in, seed), std::nullopt);
+  };
+  exchange(*pair.b, pair.b_to_a, *pair.a, 7, 1);
+  exchange(*pair.a, pair.a_to_b, *pair.b, 8, 2);
+  exchange(*pair.b, pair.b_to_a, *pair.a, 9, 3);
+}
+
+TEST(RailReset, IsRefusedFromInsideProgress) {
+  testing::RailPair pair;
+  struct ResetOnCompletion : RailOp {
+    Rail* rail = nullptr;
+    Status reset;
+    bool done = false;
+    void on_complete(const Completion& /*completion*/) override {
+      reset = rail->reset("from a completion");
+      done = true;
+    }
+  } op;
+  op.rail = pair.b.get();
+  std::array<std::byte, 8> in{};
+  std::array<std::byte, 8> out{};
+  ASSERT_TRUE(pair.b->post_tagged_recv(op, MutableBuffer{in.data(), in.size()}, 3).ok());
+  Request send;
+  ASSERT_TRUE(
+      pair.a->post_tagged_send(send, pair.a_to_b, ConstBuffer{out.data(), out.size()}, 3).ok());
+  ASSERT_TRUE(pair.run_until([&] { return op.done && send.done(); }));
+  EXPECT_EQ(op.reset.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(op.reset.message().find("from inside its progress()"), std::string::npos)
+      << op.reset.message();
+  EXPECT_EQ(pair.b->counters().resets, 0U);
+}
+
+// The invariant rail failover rests on: a read the provider still held when
+// the rail was reset never lands, even when its peer answers afterwards.
+// The peer is stopped (SIGSTOP) so the read cannot finish before the reset,
+// as over a link that went down; it answers once it runs again.
+TEST(RailReset, AReadHeldAtTheResetNeverWritesIntoItsBuffer) {
+  constexpr std::size_t kSize = 4 << 20;
+  ForkedPeer child([](Pipe& pipe) {
+    Rail rail(loopback_options("127.0.0.1"));
+    std::vector<std::byte> window(kSize);
+    fill_pattern(window, 41);
+    auto region = rail.register_memory(window.data(), window.size());
+    pipe.send(rail.address());
+    pipe.send(region.remote_key());
+    (void)rail.insert_peer(pipe.receive(kTestTimeout));
+    // Serves reads until the parent has seen what it needs.
+    (void)progress_until(
+        std::array<Rail*, 1>{&rail}, [] { return false; }, std::chrono::seconds(40),
+        rail.wait_policy());
+  });
+  Rail rail(loopback_options("127.0.0.1"));
+  const RailPeer peer = rail.insert_peer(child.pipe().receive(kTestTimeout));
+  const RemoteRegion source = rail.import_region(child.pipe().receive(kTestTimeout));
+  child.pipe().send(rail.address());
+
+  std::vector<std::byte> buffer(kSize);
+  auto region = rail.register_memory(buffer.data(), buffer.size());
+  Request first;  // connects, and shows the child serves reads
+  ASSERT_TRUE(rail.post_read(first, peer, region.whole(), source, 0).ok());
+  ASSERT_TRUE(rail.wait(first, kTestTimeout));
+  ASSERT_TRUE(first.status().ok()) << first.status().to_string();
+  ASSERT_EQ(first_mismatch(buffer, 41), std::nullopt);
+
+  ASSERT_EQ(::kill(child.pid(), SIGSTOP), 0);
+  std::memset(buffer.data(), 0, buffer.size());
+  Request held;
+  ASSERT_TRUE(rail.post_read(held, peer, region.whole(), source, 0).ok());
+  (void)progress_until(
+      std::array<Rail*, 1>{&rail}, [&] { return held.done(); }, std::chrono::milliseconds(300),
+      rail.wait_policy());
+  ASSERT_FALSE(held.done()) << "the stopped peer answered a read";
+  ASSERT_TRUE(rail.reset("the peer stopped answering").ok());
+  ASSERT_TRUE(rail.wait(held, kTestTimeout));
+  EXPECT_EQ(held.status().code(), StatusCode::kCanceled) << held.status().to_string();
+
+  // The buffer is its owner's again: it writes its own bytes, lets the
+  // peer run and answer, and finds them untouched.
+  fill_pattern(buffer, 99);
+  ASSERT_EQ(::kill(child.pid(), SIGCONT), 0);
+  (void)progress_until(
+      std::array<Rail*, 1>{&rail}, [] { return false; }, std::chrono::milliseconds(1500),
+      rail.wait_policy());
+  EXPECT_EQ(first_mismatch(buffer, 99), std::nullopt) << "a read ended by the reset landed";
+
+  // The reset rail reads from the peer again.
+  std::vector<std::byte> again(kSize);
+  auto again_region = rail.register_memory(again.data(), again.size());
+  Status last;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    Request read;
+    ASSERT_TRUE(rail.post_read(read, peer, again_region.whole(), source, 0).ok());
+    ASSERT_TRUE(rail.wait(read, kTestTimeout));
+    last = read.status();
+    if (last.ok()) {
+      break;
+    }
+  }
+  ASSERT_TRUE(last.ok()) << last.to_string();
+  EXPECT_EQ(first_mismatch(again, 41), std::nullopt);
+  EXPECT_EQ(child.kill_and_wait(), -SIGKILL);
+}
+
+}  // namespace
+}  // namespace railyard
