@@ -194,6 +194,82 @@ TEST(Failover, APullUnderWayMovesToThePathsLeft) {
       << "the reads left for rail 1 were not moved";
 }
 
+// Reads posted on a path that goes down may never end (a dead link holds
+// them) and must not land later: the receiver resets that rail, reads them
+// again over the paths left, and tells every peer with a path to the rail,
+// whose connections the reset broke. A third endpoint streaming to the
+// receiver over the same rail meanwhile loses nothing; every path comes back.
+TEST(Failover, ReadsPostedOnAPathThatGoesDownEndWithARailResetAndAreReadAgain) {
+  auto options = endpoint_options(3, "-1:striping");
+  options.rail_retry = std::chrono::milliseconds(100);
+  EndpointGroup group({options, options, options});
+  constexpr std::size_t kMessages = 4;
+  constexpr std::size_t kSize = std::size_t{8} << 20;
+  std::vector<std::vector<std::byte>> payloads(kMessages, std::vector<std::byte>(kSize));
+  std::vector<std::vector<std::byte>> received(kMessages, std::vector<std::byte>(kSize));
+  std::vector<Request> sends(kMessages);
+  std::vector<Request> recvs(kMessages);
+  for (std::size_t i = 0; i < kMessages; ++i) {
+    testing::fill_pattern(payloads[i], i + 200);
+    ASSERT_TRUE(group[1].recv(recvs[i], group.ids[1][0], received[i].data(), kSize, kTag).ok());
+    ASSERT_TRUE(group[0].send(sends[i], group.ids[0][1], payloads[i].data(), kSize, kTag).ok());
+  }
+  // Small messages from endpoint 2, over every rail, before and after.
+  constexpr std::size_t kSmall = 60;
+  std::vector<std::vector<std::byte>> small_out(kSmall, std::vector<std::byte>(3000));
+  std::vector<std::vector<std::byte>> small_in(kSmall, std::vector<std::byte>(3000));
+  std::vector<Request> small_sends(kSmall);
+  std::vector<Request> small_recvs(kSmall);
+  const auto send_small = [&](std::size_t i) {
+    testing::fill_pattern(small_out[i], i + 500);
+    ASSERT_TRUE(
+        group[1].recv(small_recvs[i], group.ids[1][2], small_in[i].data(), 3000, kTag + 1).ok());
+    ASSERT_TRUE(
+        group[2].send(small_sends[i], group.ids[2][1], small_out[i].data(), 3000, kTag + 1).ok());
+  };
+  for (std::size_t i = 0; i < kSmall / 2; ++i) {
+    send_small(i);
+  }
+  ASSERT_TRUE(group.run_until([&] { return group[1].counters().rails[1].chunks_received > 0; }));
+  ASSERT_TRUE(group[1].take_path_down(group.ids[1][0], 1, "taken down by the test").ok());
+  for (std::size_t i = kSmall / 2; i < kSmall; ++i) {
+    send_small(i);
+  }
+  const auto all_done = [](const std::vector<Request>& requests) {
+    return std::all_of(requests.begin(), requests.end(), [](const Request& r) { return r.done(); });
+  };
+  ASSERT_TRUE(group.run_until([&] {
+    return all_done(sends) && all_done(recvs) && all_done(small_sends) && all_done(small_recvs);
+  }));
+  for (std::size_t i = 0; i < kMessages; ++i) {
+    ASSERT_TRUE(recvs[i].status().ok()) << recvs[i].status().to_string();
+    EXPECT_TRUE(sends[i].status().ok()) << sends[i].status().to_string();
+    EXPECT_EQ(testing::first_mismatch(received[i], i + 200), std::nullopt) << "message " << i;
+  }
+  for (std::size_t i = 0; i < kSmall; ++i) {
+    ASSERT_TRUE(small_recvs[i].status().ok()) << small_recvs[i].status().to_string();
+    EXPECT_EQ(testing::first_mismatch(small_in[i], i + 500), std::nullopt) << "small " << i;
+  }
+  const EndpointCounters receiver = group[1].counters();
+  EXPECT_EQ(receiver.rails[1].rail.resets, 1U);
+  // Both peers heard of the reset and took their path to rail 1 down; every
+  // path to rail 1 then answers a probe and is back.
+  ASSERT_TRUE(group.run_until(
+      [&] {
+        return path_counters(group[0].counters(), 1, 1).up &&
+               path_counters(group[2].counters(), 1, 1).up &&
+               path_counters(group[1].counters(), 0, 1).up &&
+               path_counters(group[1].counters(), 2, 1).up;
+      },
+      std::chrono::seconds(10)))
+      << "a path to the reset rail did not come back";
+  for (const std::size_t sender : {0U, 2U}) {
+    const PathTraffic path = path_counters(group[sender].counters(), 1, 1);
+    EXPECT_EQ(path.health.downs, 1U) << "endpoint " << sender;
+    EXPECT_EQ(path.health.ups, 1U) << "endpoint " << sender;
+  }
+}
+
 TEST(Failover, AcknowledgementsKeepWhatASenderHoldsSmall) {
   for (const bool failover : {true, false}) {
     auto options = endpoint_options(2, "-1:round-robin");

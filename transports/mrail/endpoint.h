@@ -358,6 +358,19 @@ class Endpoint {
   // false (the request failed) when its keys or registration are missing.
   [[nodiscard]] bool add_lane(Peer& peer, Request& request, std::size_t path, std::uint64_t begin,
                               std::uint64_t end);
+  // Rail resets (endpoint_rail_reset.cc). A path that goes down with reads
+  // still posted over it (a dead link holds them for minutes, and one that
+  // finished late would write into a buffer handed back to its owner)
+  // schedules a reset of its rail (schedule_reset); idle work carries it
+  // out (reset_rails) outside the rails' progress: every other peer's path
+  // on the rail goes down first, the rail closes and reopens (Rail::reset),
+  // the reads end canceled and are read again over the paths left, and
+  // every peer with a path to the rail is told (kRailReset), so that it
+  // takes its path down and resends what the old connection lost.
+  void schedule_reset(std::size_t rail, std::string reason);
+  void reset_rails();
+  void reset_rail(std::size_t rail, const std::string& reason);
+  void on_rail_reset(Peer& peer, const Header& header, std::size_t rail);
   // Fails posted kAnySource receives once no inserted peer is alive.
   void fail_orphaned_wildcards();
   // Fails every posted receive that names `source` (kAnySource: wildcards).
@@ -435,7 +448,8 @@ class Endpoint {
   std::vector<StripePiece> pieces_;     // scratch for send_eager
   // Buffers of acknowledged messages, reused for the next kept ones.
   std::vector<std::vector<std::byte>> spare_buffers_;
-  bool acks_due_ = false;  // some peer is owed a kAck (flush_acks)
+  bool acks_due_ = false;    // some peer is owed a kAck (flush_acks)
+  bool resets_due_ = false;  // some rail has a reset scheduled (reset_rails)
   std::chrono::steady_clock::time_point next_path_check_{};
   std::uint64_t probe_nonce_ = 0;
   // Registered with the background thread last, removed from it first.

@@ -472,6 +472,12 @@ void Endpoint::path_down(Peer& peer, std::size_t index, std::string_view reason)
   path.health.messages_resent += resent_messages;
   path.health.bytes_resent += resent_bytes;
   rescue_pulls(peer, path);
+  if (path.pull_bytes_in_flight != 0) {
+    schedule_reset(path.local_rail,
+                   fmt::format("{} bytes of reads from peer {} were posted on its path {} when it "
+                               "went down ({})",
+                               path.pull_bytes_in_flight, peer.id.index, index, reason));
+  }
   for (std::size_t rail = 0; touched != 0; ++rail, touched >>= 1U) {
     if ((touched & 1U) != 0) {
       pump(rail);

@@ -90,7 +90,8 @@ Status Endpoint::start_recv(Request& request, PeerId source, void* data, std::si
 void Endpoint::on_receive(RxSlot& slot, const Completion& completion) {
   RailState& state = *rails_[slot.rail()];
   if (completion.status.code() == StatusCode::kCanceled) {
-    return;  // the rail is closing
+    state.to_repost.push_back(&slot);  // its rail was reset (Rail::reset)
+    return;
   }
   if (!completion.status.ok()) {
     ++state.traffic.errors;
@@ -132,6 +133,9 @@ void Endpoint::repost() {
 void Endpoint::idle_work() {
   repost();
   check_paths();
+  if (resets_due_) {
+    reset_rails();
+  }
 }
 
 Peer* Endpoint::find_source(std::size_t rail, const Header& header,
@@ -212,6 +216,12 @@ void Endpoint::handle(std::size_t rail, std::span<const std::byte> message) {
       }
       Request& request = *it->second;
       rendezvous_sends_.erase(it);
+      if ((header.flags & kFlagRevokeKeys) != 0) {
+        // A read the peer's rail reset ended may still be on its way here.
+        for (auto& lease : request.large_->leases) {
+          lease.revoke();
+        }
+      }
       piece_done(request, Status());
       break;
     }
@@ -225,6 +235,9 @@ void Endpoint::handle(std::size_t rail, std::span<const std::byte> message) {
       break;
     case MessageType::kProbeReply:
       on_probe_reply(peer, header);
+      break;
+    case MessageType::kRailReset:
+      on_rail_reset(peer, header, rail);
       break;
   }
 }
@@ -820,6 +833,9 @@ void Endpoint::on_piece(PieceOp& op, const Completion& completion) {
   if (op.kind() == PieceKind::kPull) {
     Path& path = *op.path();
     path.pull_bytes_in_flight -= op.bytes();
+    if (status.code() == StatusCode::kCanceled && request.large_) {
+      request.large_->reads_reset = true;  // ended by a rail reset
+    }
     if (!status.ok() && request.large_ && covered_by_failover(request.peer_, op.rail())) {
       // Its path is down: read the piece again over another.
       if (reread(path, request, op.offset(), op.bytes())) {
@@ -851,6 +867,7 @@ void Endpoint::pieces_done(Request& request) {
     if (Peer* peer = peer_of(request.large_->peer); peer != nullptr && !peer->failed) {
       Header fin;
       fin.type = MessageType::kFin;
+      fin.flags = request.large_->reads_reset ? kFlagRevokeKeys : 0;
       fin.source = id_;
       fin.word = request.large_->transfer_id;
       send_control(*peer, fin);

@@ -9,7 +9,7 @@ namespace railyard::mrail {
 namespace {
 
 constexpr std::uint32_t kAddressMagic = 0x414D5952;  // "RYMA"
-constexpr std::uint8_t kMaxType = static_cast<std::uint8_t>(MessageType::kProbeReply);
+constexpr std::uint8_t kMaxType = static_cast<std::uint8_t>(MessageType::kRailReset);
 
 }  // namespace
 
@@ -71,8 +71,13 @@ bool decode_header(std::span<const std::byte> message, Header& header, std::stri
     return false;
   }
   header.type = static_cast<MessageType>(type);
-  if ((header.flags & ~kFlagTagged) != 0) {
+  if ((header.flags & ~(kFlagTagged | kFlagRevokeKeys)) != 0) {
     error = fmt::format("unknown flags 0x{:02x}", header.flags);
+    return false;
+  }
+  if ((header.flags & kFlagRevokeKeys) != 0 && header.type != MessageType::kFin) {
+    error = fmt::format("flag 0x{:02x} (revoke keys) on a message of type {}, not a FIN",
+                        kFlagRevokeKeys, type);
     return false;
   }
   if (header.path_rail >= kMaxRails || header.ack_rail >= kMaxRails) {

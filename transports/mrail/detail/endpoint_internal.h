@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -160,6 +161,8 @@ struct Endpoint::RailState {
   std::deque<Outgoing> queue;
   std::unique_ptr<RegistrationCache> cache;
   RailTraffic traffic;
+  // Why the rail is to be reset, once one is scheduled (Endpoint::reset_rails).
+  std::optional<std::string> reset_due;
   // The host rail's /dev/shm region, removed if a fatal signal ends us.
   std::unique_ptr<shm::RegionGuard> region_guard;
   // Last, so it closes first: nothing it still references goes before it.
@@ -240,6 +243,10 @@ struct LargeTransfer {
   // Once orphaned (its request destroyed in flight): the ops the provider
   // has not completed yet.
   std::size_t outstanding = 0;
+  // A read of it was ended by a rail reset: its sender's keys may still be
+  // used by that read's request, sent before the reset and arriving late,
+  // so the FIN asks the sender to revoke them (kFlagRevokeKeys).
+  bool reads_reset = false;
 
   // The index in `leases` of the lease of [buffer, buffer + size) on
   // `rail`, taken from the rail's `cache` the first time it is asked for

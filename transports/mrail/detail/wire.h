@@ -22,12 +22,18 @@ enum class MessageType : std::uint8_t {
   kAck = 5,         // the path (path_rail, path_epoch) has delivered every message up to path_seq
   kProbe = 6,       // is the path (path_rail, path_epoch) alive? word = nonce
   kProbeReply = 7,  // it is: the probe's path and nonce, sent back
+  // The sender's rail path_rail was reset (Rail::reset), in the path's epoch
+  // path_epoch: its connections broke, and what they carried may be lost.
+  kRailReset = 8,
 };
 
 inline constexpr std::uint8_t kHeaderMagic = 0x52;  // 'R'
 inline constexpr std::uint8_t kWireVersion = 3;
 inline constexpr std::size_t kHeaderSize = 56;
 inline constexpr std::uint8_t kFlagTagged = 0x1;
+// On a FIN: a read of the transfer was ended by a rail reset, and its request
+// may still reach the sender; the sender revokes the buffer's registration.
+inline constexpr std::uint8_t kFlagRevokeKeys = 0x2;
 
 // Every message starts with this header:
 //   0 u8 type, 1 u8 flags, 2 u8 magic 'R', 3 u8 version, 4 u32 seq,
@@ -77,10 +83,11 @@ void encode_header(const Header& header, std::byte* out) noexcept;
 void encode_path_fields(const Header& header, std::byte* out) noexcept;
 
 // Whether messages of this type are numbered on their path and resent when
-// it fails (everything but failover's own messages).
+// it fails (everything but failover's own messages: a notice resent late
+// would take a path down again).
 [[nodiscard]] constexpr bool numbered(MessageType type) noexcept {
   return type != MessageType::kAck && type != MessageType::kProbe &&
-         type != MessageType::kProbeReply;
+         type != MessageType::kProbeReply && type != MessageType::kRailReset;
 }
 
 // After an RTS header: how the sender wants its buffer pulled.

@@ -1,0 +1,125 @@
+// Rail resets in a multi-rail endpoint: ending the reads a dead path holds by
+// closing and reopening its rail, and telling the peers whose connections
+// that broke (docs/architecture.md, "Rail failover").
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "railyard/common/detail/log.h"
+#include "railyard/transports/mrail/detail/endpoint_internal.h"
+#include "railyard/transports/mrail/detail/peer.h"
+#include "railyard/transports/mrail/endpoint.h"
+
+namespace railyard::mrail {
+
+void Endpoint::schedule_reset(std::size_t rail, std::string reason) {
+  RailState& state = *rails_[rail];
+  if (!state.reset_due) {
+    state.reset_due = std::move(reason);
+    resets_due_ = true;
+  }
+}
+
+void Endpoint::reset_rails() {
+  resets_due_ = false;
+  for (std::size_t rail = 0; rail < rails_.size(); ++rail) {
+    if (!rails_[rail]->reset_due) {
+      continue;
+    }
+    const std::string reason = std::move(*rails_[rail]->reset_due);
+    rails_[rail]->reset_due.reset();
+    reset_rail(rail, reason);
+  }
+}
+
+void Endpoint::reset_rail(std::size_t rail, const std::string& reason) {
+  // Still needed? The reads may have ended since (a provider error ends
+  // them when a connection dies; a link that came back lets them finish).
+  bool stuck = false;
+  for (const auto& peer : peers_) {
+    if (const std::size_t p = peer->path_on(rail); p != Peer::kNoPath) {
+      const Path& path = peer->paths[p];
+      stuck = stuck || (!path.up && path.pull_bytes_in_flight != 0);
+    }
+  }
+  if (!stuck) {
+    return;
+  }
+  // Every peer with a path on the rail loses what that path carries: each
+  // must be able to go on over another.
+  for (const auto& peer : peers_) {
+    const std::size_t p = peer->path_on(rail);
+    if (peer->failed || p == Peer::kNoPath || !peer->paths[p].up) {
+      continue;
+    }
+    if (!peer->guarded || peer->live.size() < 2) {
+      log::warn(
+          "multi-rail endpoint {:016x}: rail {} {} is not reset although {}: peer {} has no "
+          "other path to go on over; the reads end when the provider gives them up",
+          id_, rail, rails_[rail]->rail->name(), reason, peer->id.index);
+      return;
+    }
+  }
+  const std::string why = fmt::format("rail {} reset: {}", rail, reason);
+  for (const auto& peer : peers_) {
+    const std::size_t p = peer->path_on(rail);
+    if (!peer->failed && p != Peer::kNoPath && peer->paths[p].up) {
+      path_down(*peer, p, why);
+    }
+  }
+  // (Idle work runs between the rails' progress calls, never inside one.)
+  const Status reset = rails_[rail]->rail->reset(reason);
+  if (!reset.ok()) {
+    log::error("multi-rail endpoint {:016x}: the reads wait for the provider: {}", id_,
+               reset.message());
+    return;
+  }
+  log::warn(
+      "multi-rail endpoint {:016x}: rail {} {} was closed and reopened at its address to end "
+      "reads a dead path held ({}); they are read again over the paths left",
+      id_, rail, rails_[rail]->rail->name(), reason);
+  // Its peers learn over a path that stayed up: their own path to the rail
+  // lost what was on its way, which they resend once it is down.
+  for (const auto& peer : peers_) {
+    const std::size_t p = peer->path_on(rail);
+    if (peer->failed || p == Peer::kNoPath || peer->live.empty()) {
+      continue;
+    }
+    Header notice;
+    notice.type = MessageType::kRailReset;
+    notice.source = id_;
+    notice.path_rail = static_cast<std::uint8_t>(rail);
+    notice.path_epoch = peer->paths[p].epoch;
+    send_control(*peer, notice);
+  }
+}
+
+void Endpoint::on_rail_reset(Peer& peer, const Header& header, std::size_t rail) {
+  // Our paths to the peer's rail path_rail; a notice from an earlier life
+  // of its path (it has sent in a newer epoch since) is old news.
+  if (header.path_rail < peer.inbound.size()) {
+    const InboundPath& inbound = peer.inbound[header.path_rail];
+    if (inbound.seen && static_cast<std::uint8_t>(header.path_epoch - inbound.epoch) >= 128) {
+      return;
+    }
+  }
+  bool known = false;
+  for (std::size_t p = 0; p < peer.paths.size() && !peer.failed; ++p) {
+    if (peer.paths[p].remote_rail != header.path_rail) {
+      continue;
+    }
+    known = true;
+    path_down(peer, p,
+              fmt::format("peer {} reset its rail {}, which broke the path's connection",
+                          peer.id.index, header.path_rail));
+  }
+  if (!known) {
+    drop(rail, fmt::format("rail reset notice from peer {} names its rail {}, which has no path "
+                           "from us",
+                           peer.id.index, header.path_rail));
+  }
+}
+
+}  // namespace railyard::mrail
