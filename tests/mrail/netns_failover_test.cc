@@ -42,18 +42,13 @@ constexpr std::chrono::seconds kTimeout{60};
 constexpr std::chrono::seconds kReceiveTimeout{40};
 constexpr auto kRailTimeout = std::chrono::milliseconds(2000);
 
-// Sets one host's end of rail `rail` (0-based) up or down. With host b's
-// end down, host a, the sender, keeps its route: its sends vanish without
-// an error and its provider reports nothing, so only the silence can tell.
-// With host a's end down its route goes too, and its sends fail.
+// Taking host b's end of a rail down, host a, the sender, keeps its route:
+// its sends vanish without an error and its provider reports nothing, so
+// only the silence can tell. With host a's end down its route goes too,
+// and its sends fail.
 void set_link(char host, std::size_t rail, bool up) {
-  const std::string side(1, static_cast<char>(host - 'a' + 'A'));
-  const std::string device =
-      comma_list(netns_variable(("RAILYARD_RAIL_DEVICES_" + side).c_str())).at(rail);
-  const std::string command =
-      fmt::format("ip netns exec {} ip link set dev {} {}",
-                  netns_variable(("RAILYARD_NETNS_" + side).c_str()), device, up ? "up" : "down");
-  ASSERT_EQ(std::system(command.c_str()), 0) << command;  // NOLINT(concurrency-mt-unsafe)
+  ASSERT_TRUE(testing::set_link(host, rail, up))
+      << "ip link set, host " << host << " rail " << rail;
 }
 
 Options options_for(const char* rails_variable) {
@@ -212,18 +207,9 @@ TEST_P(NetnsFailover, ARailLinkGoingDownMidStreamLosesNothingAndComesBack) {
   ::close(link[1]);
   ASSERT_EQ(sender.pipe().receive_text(kTimeout), "half");
   set_link(GetParam(), kDeadRail, false);
-  // Back up however the test ends: the next test uses the rail.
-  struct LinkRestorer {
-    char host;
-    ~LinkRestorer() {
-      const std::string side(1, static_cast<char>(host - 'a' + 'A'));
-      const std::string command = fmt::format(
-          "ip netns exec {} ip link set dev {} up",
-          netns_variable(("RAILYARD_NETNS_" + side).c_str()),
-          comma_list(netns_variable(("RAILYARD_RAIL_DEVICES_" + side).c_str())).at(kDeadRail));
-      (void)std::system(command.c_str());  // NOLINT(concurrency-mt-unsafe, cert-env33-c)
-    }
-  } restorer{GetParam()};
+  testing::LinksRestored restorer;
+  restorer.host = GetParam();
+  restorer.rails = {kDeadRail};
   std::string report;
   std::string comeback;
   std::string received;

@@ -44,4 +44,33 @@ inline void enter_namespace(const std::string& name) {
   ::close(fd);
 }
 
+// Sets host `host`'s ('a' or 'b') end of rail `rail` (0-based) up or down;
+// false when `ip` failed.
+inline bool set_link(char host, std::size_t rail, bool up) {
+  const std::string side(1, static_cast<char>(host - 'a' + 'A'));
+  const std::string device =
+      comma_list(netns_variable(("RAILYARD_RAIL_DEVICES_" + side).c_str())).at(rail);
+  const std::string command = "ip netns exec " +
+                              netns_variable(("RAILYARD_NETNS_" + side).c_str()) +
+                              " ip link set dev " + device + (up ? " up" : " down");
+  return std::system(command.c_str()) == 0;  // NOLINT(concurrency-mt-unsafe, cert-env33-c)
+}
+
+// Brings links a test took down back up however the test ends: the next
+// test uses the rails.
+struct LinksRestored {
+  char host = 'b';
+  std::vector<std::size_t> rails;
+  LinksRestored() = default;
+  LinksRestored(const LinksRestored&) = delete;
+  LinksRestored& operator=(const LinksRestored&) = delete;
+  LinksRestored(LinksRestored&&) = delete;
+  LinksRestored& operator=(LinksRestored&&) = delete;
+  ~LinksRestored() {
+    for (const std::size_t rail : rails) {
+      (void)set_link(host, rail, true);
+    }
+  }
+};
+
 }  // namespace railyard::testing
