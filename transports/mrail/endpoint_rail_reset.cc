@@ -29,8 +29,9 @@ void Endpoint::reset_rails() {
       continue;
     }
     const std::string reason = std::move(*rails_[rail]->reset_due);
-    rails_[rail]->reset_due.reset();
     reset_rail(rail, reason);
+    // Paths it took down may have asked for the same reset again: done.
+    rails_[rail]->reset_due.reset();
   }
 }
 
