@@ -55,6 +55,65 @@ Options staying_down(std::size_t rails, const std::string& policy) {
   return options;
 }
 
+// Messages from one endpoint of a group to another on one tag, message i
+// with pattern seed + i; post(i) posts its receive, then its send.
+class Transfers {
+ public:
+  Transfers(EndpointGroup& group, std::size_t from, std::size_t to, std::size_t count,
+            std::size_t size, std::uint64_t tag, std::uint64_t seed)
+      : group_(group),
+        from_(from),
+        to_(to),
+        size_(size),
+        tag_(tag),
+        seed_(seed),
+        out_(count, std::vector<std::byte>(size)),
+        in_(count, std::vector<std::byte>(size)),
+        sends_(count),
+        recvs_(count) {}
+
+  void post(std::size_t i) {
+    testing::fill_pattern(out_[i], seed_ + i);
+    ASSERT_TRUE(
+        group_[to_].recv(recvs_[i], group_.ids[to_][from_], in_[i].data(), size_, tag_).ok());
+    ASSERT_TRUE(
+        group_[from_].send(sends_[i], group_.ids[from_][to_], out_[i].data(), size_, tag_).ok());
+  }
+  void post_all() {
+    for (std::size_t i = 0; i < out_.size(); ++i) {
+      post(i);
+    }
+  }
+  [[nodiscard]] std::size_t count() const noexcept { return out_.size(); }
+  [[nodiscard]] bool done() const {
+    const auto all_done = [](const std::vector<Request>& requests) {
+      return std::all_of(requests.begin(), requests.end(),
+                         [](const Request& r) { return r.done(); });
+    };
+    return all_done(sends_) && all_done(recvs_);
+  }
+  // Every message arrived whole and in order, and every send succeeded.
+  void verify() const {
+    for (std::size_t i = 0; i < out_.size(); ++i) {
+      ASSERT_TRUE(recvs_[i].status().ok()) << i << ": " << recvs_[i].status().to_string();
+      EXPECT_TRUE(sends_[i].status().ok()) << i << ": " << sends_[i].status().to_string();
+      EXPECT_EQ(testing::first_mismatch(in_[i], seed_ + i), std::nullopt) << "message " << i;
+    }
+  }
+
+ private:
+  EndpointGroup& group_;
+  std::size_t from_;
+  std::size_t to_;
+  std::size_t size_;
+  std::uint64_t tag_;
+  std::uint64_t seed_;
+  std::vector<std::vector<std::byte>> out_;
+  std::vector<std::vector<std::byte>> in_;
+  std::vector<Request> sends_;
+  std::vector<Request> recvs_;
+};
+
 StreamResult stream_with_path_down(const std::string& policy, int count, std::size_t who,
                                    std::size_t dead, int before) {
   EndpointGroup group({staying_down(3, policy), staying_down(3, policy)});
@@ -162,33 +221,13 @@ INSTANTIATE_TEST_SUITE_P(Policies, FailoverPolicy,
 
 TEST(Failover, APullUnderWayMovesToThePathsLeft) {
   EndpointGroup group({staying_down(3, "-1:striping"), staying_down(3, "-1:striping")});
-  constexpr std::size_t kMessages = 4;
-  constexpr std::size_t kSize = std::size_t{8} << 20;
-  std::vector<std::vector<std::byte>> payloads(kMessages, std::vector<std::byte>(kSize));
-  std::vector<std::vector<std::byte>> received(kMessages, std::vector<std::byte>(kSize));
-  std::vector<Request> sends(kMessages);
-  std::vector<Request> recvs(kMessages);
-  for (std::size_t i = 0; i < kMessages; ++i) {
-    testing::fill_pattern(payloads[i], i + 100);
-    ASSERT_TRUE(group[1].recv(recvs[i], group.ids[1][0], received[i].data(), kSize, kTag).ok());
-    ASSERT_TRUE(group[0].send(sends[i], group.ids[0][1], payloads[i].data(), kSize, kTag).ok());
-  }
+  Transfers large(group, 0, 1, 4, std::size_t{8} << 20, kTag, 100);
+  large.post_all();
   // Once reads are under way on rail 1, the receiver takes that path down.
   ASSERT_TRUE(group.run_until([&] { return group[1].counters().rails[1].chunks_received > 0; }));
   ASSERT_TRUE(group[1].take_path_down(group.ids[1][0], 1, "taken down by the test").ok());
-  ASSERT_TRUE(group.run_until([&] {
-    for (std::size_t i = 0; i < kMessages; ++i) {
-      if (!sends[i].done() || !recvs[i].done()) {
-        return false;
-      }
-    }
-    return true;
-  }));
-  for (std::size_t i = 0; i < kMessages; ++i) {
-    ASSERT_TRUE(recvs[i].status().ok()) << recvs[i].status().to_string();
-    EXPECT_TRUE(sends[i].status().ok()) << sends[i].status().to_string();
-    EXPECT_EQ(testing::first_mismatch(received[i], i + 100), std::nullopt) << "message " << i;
-  }
+  ASSERT_TRUE(group.run_until([&] { return large.done(); }));
+  large.verify();
   const EndpointCounters counters = group[1].counters();
   EXPECT_GT(path_counters(counters, 0, 1).health.pull_bytes_moved, 0U)
       << "the reads left for rail 1 were not moved";
@@ -203,53 +242,21 @@ TEST(Failover, ReadsPostedOnAPathThatGoesDownEndWithARailResetAndAreReadAgain) {
   auto options = endpoint_options(3, "-1:striping");
   options.rail_retry = std::chrono::milliseconds(100);
   EndpointGroup group({options, options, options});
-  constexpr std::size_t kMessages = 4;
-  constexpr std::size_t kSize = std::size_t{8} << 20;
-  std::vector<std::vector<std::byte>> payloads(kMessages, std::vector<std::byte>(kSize));
-  std::vector<std::vector<std::byte>> received(kMessages, std::vector<std::byte>(kSize));
-  std::vector<Request> sends(kMessages);
-  std::vector<Request> recvs(kMessages);
-  for (std::size_t i = 0; i < kMessages; ++i) {
-    testing::fill_pattern(payloads[i], i + 200);
-    ASSERT_TRUE(group[1].recv(recvs[i], group.ids[1][0], received[i].data(), kSize, kTag).ok());
-    ASSERT_TRUE(group[0].send(sends[i], group.ids[0][1], payloads[i].data(), kSize, kTag).ok());
-  }
+  Transfers large(group, 0, 1, 4, std::size_t{8} << 20, kTag, 200);
+  large.post_all();
   // Small messages from endpoint 2, over every rail, before and after.
-  constexpr std::size_t kSmall = 60;
-  std::vector<std::vector<std::byte>> small_out(kSmall, std::vector<std::byte>(3000));
-  std::vector<std::vector<std::byte>> small_in(kSmall, std::vector<std::byte>(3000));
-  std::vector<Request> small_sends(kSmall);
-  std::vector<Request> small_recvs(kSmall);
-  const auto send_small = [&](std::size_t i) {
-    testing::fill_pattern(small_out[i], i + 500);
-    ASSERT_TRUE(
-        group[1].recv(small_recvs[i], group.ids[1][2], small_in[i].data(), 3000, kTag + 1).ok());
-    ASSERT_TRUE(
-        group[2].send(small_sends[i], group.ids[2][1], small_out[i].data(), 3000, kTag + 1).ok());
-  };
-  for (std::size_t i = 0; i < kSmall / 2; ++i) {
-    send_small(i);
+  Transfers small(group, 2, 1, 60, 3000, kTag + 1, 500);
+  for (std::size_t i = 0; i < small.count() / 2; ++i) {
+    small.post(i);
   }
   ASSERT_TRUE(group.run_until([&] { return group[1].counters().rails[1].chunks_received > 0; }));
   ASSERT_TRUE(group[1].take_path_down(group.ids[1][0], 1, "taken down by the test").ok());
-  for (std::size_t i = kSmall / 2; i < kSmall; ++i) {
-    send_small(i);
+  for (std::size_t i = small.count() / 2; i < small.count(); ++i) {
+    small.post(i);
   }
-  const auto all_done = [](const std::vector<Request>& requests) {
-    return std::all_of(requests.begin(), requests.end(), [](const Request& r) { return r.done(); });
-  };
-  ASSERT_TRUE(group.run_until([&] {
-    return all_done(sends) && all_done(recvs) && all_done(small_sends) && all_done(small_recvs);
-  }));
-  for (std::size_t i = 0; i < kMessages; ++i) {
-    ASSERT_TRUE(recvs[i].status().ok()) << recvs[i].status().to_string();
-    EXPECT_TRUE(sends[i].status().ok()) << sends[i].status().to_string();
-    EXPECT_EQ(testing::first_mismatch(received[i], i + 200), std::nullopt) << "message " << i;
-  }
-  for (std::size_t i = 0; i < kSmall; ++i) {
-    ASSERT_TRUE(small_recvs[i].status().ok()) << small_recvs[i].status().to_string();
-    EXPECT_EQ(testing::first_mismatch(small_in[i], i + 500), std::nullopt) << "small " << i;
-  }
+  ASSERT_TRUE(group.run_until([&] { return large.done() && small.done(); }));
+  large.verify();
+  small.verify();
   const EndpointCounters receiver = group[1].counters();
   EXPECT_EQ(receiver.rails[1].rail.resets, 1U);
   // Both peers heard of the reset and took their path to rail 1 down; every
@@ -381,23 +388,10 @@ TEST(Failover, AProbeAnsweredBringsAPathBackIntoService) {
   // Round-robin uses it again; every message arrives, in order.
   const std::uint64_t before = group[0].counters().rails[1].messages_sent;
   constexpr std::size_t kMessages = 20;
-  std::vector<std::vector<std::byte>> out(kMessages, std::vector<std::byte>(1000));
-  std::vector<std::vector<std::byte>> in(kMessages, std::vector<std::byte>(1000));
-  std::vector<Request> sends(kMessages);
-  std::vector<Request> recvs(kMessages);
-  for (std::size_t i = 0; i < kMessages; ++i) {
-    testing::fill_pattern(out[i], i);
-    ASSERT_TRUE(group[1].recv(recvs[i], group.ids[1][0], in[i].data(), 1000, kTag).ok());
-    ASSERT_TRUE(group[0].send(sends[i], peer, out[i].data(), 1000, kTag).ok());
-  }
-  ASSERT_TRUE(group.run_until([&] {
-    return std::all_of(recvs.begin(), recvs.end(), [](const Request& r) { return r.done(); }) &&
-           std::all_of(sends.begin(), sends.end(), [](const Request& r) { return r.done(); });
-  }));
-  for (std::size_t i = 0; i < kMessages; ++i) {
-    ASSERT_TRUE(recvs[i].status().ok()) << recvs[i].status().to_string();
-    EXPECT_EQ(testing::first_mismatch(in[i], i), std::nullopt) << "message " << i;
-  }
+  Transfers messages(group, 0, 1, kMessages, 1000, kTag, 0);
+  messages.post_all();
+  ASSERT_TRUE(group.run_until([&] { return messages.done(); }));
+  messages.verify();
   EXPECT_GE(group[0].counters().rails[1].messages_sent - before, kMessages / 2 - 1);
 }
 
