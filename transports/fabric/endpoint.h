@@ -40,7 +40,6 @@ class Endpoint {
   [[nodiscard]] std::vector<std::byte> name() const;
 
   [[nodiscard]] fid_ep* get() const noexcept { return handle_.get(); }
-  explicit operator bool() const noexcept { return static_cast<bool>(handle_); }
   // Closes the endpoint now: operations still posted to it are discarded
   // without completions (fi_endpoint(3)).
   void close() noexcept { handle_.reset(); }

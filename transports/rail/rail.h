@@ -124,7 +124,8 @@ class Rail {
   std::size_t fail_deferred_posts_to(RailPeer peer, const Status& status);
 
   // Closes the endpoint and opens it again at the same address, bound to the
-  // same address vector and completion queue, so peers reach it as before.
+  // same address vector (and a new completion queue), so peers reach it as
+  // before.
   // For rail failover: a dead link holds the provider's operations for
   // minutes, and one that finished late would write into memory its owner
   // has moved on from. The provider discards what is posted to a closed
@@ -133,10 +134,11 @@ class Rail {
   // StatusCode::kCanceled, saying `why`. Posts deferred and never issued
   // stay queued for the new endpoint. Every peer's connection to the old
   // endpoint breaks: what was on its way is lost, and the peer connects
-  // again on its next post. Not from inside progress(). Returns an error
-  // when the provider needs endpoint-bound registrations (FI_MR_ENDPOINT)
-  // or does not reopen at the same address; in the latter case the rail is
-  // closed and fails every post from then on.
+  // again on its next post. Not from inside progress(). Returns an error,
+  // changing nothing, when the provider needs endpoint-bound registrations
+  // (FI_MR_ENDPOINT) or the rail was opened without a source address to
+  // reopen at; and an error when the provider does not reopen at the same
+  // address, the rail then closed, failing every post from then on.
   [[nodiscard]] Status reset(std::string_view why);
 
   // Asks for an in-flight operation to end early. If it had not finished, it

@@ -35,6 +35,15 @@ Status Rail::reset(std::string_view why) {
                         "endpoint (FI_MR_ENDPOINT)",
                         name_, limits_.provider)};
   }
+  // Reopened at its own address, written over the source address it was
+  // opened with: refused before anything is closed when there is none.
+  if (info_->src_addr == nullptr || info_->src_addrlen != address_.size()) {
+    return {
+        StatusCode::kInvalidArgument,
+        fmt::format("rail {} cannot be reset: it was opened without a source address of its "
+                    "address's {} bytes (it has {} bytes)",
+                    name_, address_.size(), info_->src_addr == nullptr ? 0 : info_->src_addrlen)};
+  }
   // What the provider finished before the close is delivered as it is, and
   // so is what it finished while closing (issue() defers posts while there
   // is no endpoint). What it flushes as canceled reads as ended by the reset.
