@@ -24,8 +24,15 @@ CommunicatorOptions CommunicatorOptions::from_environment() {
   CommunicatorOptions options;
   if (const auto text = env::get("RAILYARD_TIMEOUT")) {
     if (!iequals(trim(*text), "none")) {
-      options.timeout = parse_duration("RAILYARD_TIMEOUT", *text, std::chrono::seconds(1),
-                                       std::chrono::milliseconds(1), std::chrono::hours(24 * 7));
+      try {
+        options.timeout = parse_duration("RAILYARD_TIMEOUT", *text, std::chrono::seconds(1),
+                                         std::chrono::milliseconds(1), std::chrono::hours(24 * 7));
+      } catch (const ConfigError& error) {
+        // The duration parser's words, with the other form this variable takes.
+        throw ConfigError(
+            error.input(), error.value(),
+            "expected none or" + error.expected().substr(std::string_view("expected").size()));
+      }
     }
   }
   if (const auto text = env::get("RAILYARD_PROGRESS_THREAD")) {

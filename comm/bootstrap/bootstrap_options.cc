@@ -48,7 +48,8 @@ BootstrapOptions BootstrapOptions::from_environment() {
   }
   if (const auto text = env::get("RAILYARD_JOB_KEY")) {
     if (text->size() > kMaxJobKey) {
-      throw ConfigError("RAILYARD_JOB_KEY", text->substr(0, 16) + "...",
+      // A key is a secret: not even its start is printed.
+      throw ConfigError("RAILYARD_JOB_KEY", fmt::format("<{} bytes>", text->size()),
                         "expected at most 256 bytes");
     }
     options.job_key = *text;

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <stdexcept>
 
+#include "railyard/comm/errors.h"
 #include "railyard/common/detail/parse.h"
 
 namespace railyard::bench {
@@ -104,7 +105,7 @@ BenchOptions resolve(const BenchArguments& arguments) {
   }
   options.sweep.op = *op;
   if (reduces(*operation)) {
-    comm::check_pairing(*type, *op, "railyard-bench");
+    comm::check_pairing(*type, *op, "-o with -t");
   }
   if (arguments.root < 0) {
     throw std::invalid_argument(fmt::format("-r {}: expected a rank, 0 or more", arguments.root));
@@ -116,7 +117,11 @@ BenchOptions resolve(const BenchArguments& arguments) {
       throw std::invalid_argument(fmt::format("-a '{}': {} has no algorithms to choose from",
                                               arguments.algorithm, arguments.operation));
     }
-    (void)comm::AlgorithmTable::named(*collective, arguments.algorithm);  // throws naming it
+    try {
+      (void)comm::AlgorithmTable::named(*collective, arguments.algorithm);
+    } catch (const comm::UsageError& error) {
+      throw std::invalid_argument(fmt::format("-a '{}': {}", arguments.algorithm, error.what()));
+    }
   }
   options.algorithm = arguments.algorithm;
   options.sweep.iterations = arguments.iterations;

@@ -2,6 +2,9 @@
 // same host, in one run: round-trip latency and streaming bandwidth for a
 // range of write sizes. The peer is a forked process; rounds interleave the
 // two subjects and each figure is the median over rounds.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -150,6 +153,23 @@ int run(int argc, char** argv) {
     return 2;
   }
   std::sort(settings.sizes.begin(), settings.sizes.end());
+  // Checked here rather than when the first round connects: a typo should
+  // not cost a round of the other subject first.
+  in_addr host{};
+  if (::inet_pton(AF_INET, settings.host.c_str(), &host) != 1) {
+    fmt::print(stderr,
+               "railyard-rstream-bench: --host='{}' is invalid: expected an IPv4 address of "
+               "this machine\n",
+               settings.host);
+    return 2;
+  }
+  if (settings.bytes < settings.sizes.back()) {
+    fmt::print(stderr,
+               "railyard-rstream-bench: --bytes='{}' is invalid: expected at least the largest "
+               "of --sizes, {} bytes\n",
+               bytes_text, settings.sizes.back());
+    return 2;
+  }
 
   const std::vector<StreamKind> kinds{StreamKind::kTcp, StreamKind::kRstream};
   std::map<StreamKind, std::map<std::uint64_t, std::vector<Figures>>> samples;

@@ -144,12 +144,13 @@ TEST(BenchOptions, EveryBadFlagIsNamedWithItsValueAndWhatItTakes) {
   EXPECT_NE(refusal<std::invalid_argument>({{"operation", "sendrecv"}, {"-a", "ring"}})
                 .find("-a 'ring': sendrecv has no algorithms"),
             std::string::npos);
-  // The library's own checks, with its own messages.
+  // The library's own checks, with its own messages, naming the flags.
   const std::string pairing = refusal<comm::UsageError>({{"-t", "float"}, {"-o", "bxor"}});
-  EXPECT_NE(pairing.find("bxor"), std::string::npos) << pairing;
+  EXPECT_NE(pairing.find("-o with -t: operation bxor"), std::string::npos) << pairing;
   EXPECT_NE(pairing.find("float"), std::string::npos) << pairing;
-  const std::string algorithm = refusal<comm::UsageError>({{"-a", "tree"}});
-  EXPECT_NE(algorithm.find("'tree'"), std::string::npos) << algorithm;
+  const std::string algorithm = refusal<std::invalid_argument>({{"-a", "tree"}});
+  EXPECT_NE(algorithm.find("-a 'tree': allreduce has no algorithm 'tree'"), std::string::npos)
+      << algorithm;
   EXPECT_NE(algorithm.find("recursive_doubling"), std::string::npos) << algorithm;
   // A bitwise operation is no error where nothing is reduced.
   EXPECT_EQ(refusal<comm::UsageError>({{"operation", "bcast"}, {"-t", "float"}, {"-o", "bxor"}}),

@@ -108,12 +108,19 @@ Options Options::from_environment(RailChoice rails) {
     options.background_progress = parse_uint("RAILYARD_BACKGROUND_PROGRESS", *text, 0, 1) == 1;
   }
   if (const auto text = env::get("RAILYARD_RAIL_TIMEOUT")) {
-    using std::chrono::milliseconds;
-    options.rail_timeout = parse_duration("RAILYARD_RAIL_TIMEOUT", *text, std::chrono::seconds(1),
-                                          milliseconds(0), std::chrono::hours(1));
+    // One message for both ways to get it wrong: a bad duration, or one
+    // below the smallest that failover can time.
+    const std::string expected =
+        "expected 0 (failover off) or a duration from 100 ms to 1 h: digits with an optional "
+        "unit ms, s, m or h (a bare number is seconds)";
+    try {
+      options.rail_timeout = parse_duration("RAILYARD_RAIL_TIMEOUT", *text, std::chrono::seconds(1),
+                                            std::chrono::milliseconds(0), std::chrono::hours(1));
+    } catch (const ConfigError&) {
+      throw ConfigError("RAILYARD_RAIL_TIMEOUT", *text, expected);
+    }
     if (options.rail_timeout.count() != 0 && options.rail_timeout < kMinFailoverTime) {
-      throw ConfigError("RAILYARD_RAIL_TIMEOUT", *text,
-                        "expected 0 (failover off) or a duration from 100ms to 1h");
+      throw ConfigError("RAILYARD_RAIL_TIMEOUT", *text, expected);
     }
   }
   if (const auto text = env::get("RAILYARD_RAIL_RETRY")) {

@@ -67,12 +67,15 @@ bool decode_header(std::span<const std::byte> message, Header& header, std::stri
     return false;
   }
   if (type == 0 || type > kMaxType) {
-    error = fmt::format("unknown message type {}", type);
+    error = fmt::format("unknown message type {}, expected 1 to {}", type, kMaxType);
     return false;
   }
   header.type = static_cast<MessageType>(type);
   if ((header.flags & ~(kFlagTagged | kFlagRevokeKeys)) != 0) {
-    error = fmt::format("unknown flags 0x{:02x}", header.flags);
+    error = fmt::format(
+        "unknown flags 0x{:02x}, expected only 0x{:02x} (tagged) and 0x{:02x} "
+        "(revoke keys)",
+        header.flags, kFlagTagged, kFlagRevokeKeys);
     return false;
   }
   if ((header.flags & kFlagRevokeKeys) != 0 && header.type != MessageType::kFin) {
@@ -86,8 +89,10 @@ bool decode_header(std::span<const std::byte> message, Header& header, std::stri
     return false;
   }
   if (header.ack_seq == 0 && (header.ack_rail != 0 || header.ack_epoch != 0)) {
-    error = fmt::format("acknowledged rail {} and epoch {} without a message number",
-                        header.ack_rail, header.ack_epoch);
+    error = fmt::format(
+        "acknowledged rail {} and epoch {} without a message number, expected both 0 when "
+        "nothing is acknowledged",
+        header.ack_rail, header.ack_epoch);
     return false;
   }
   if (header.type == MessageType::kEager) {
@@ -124,7 +129,8 @@ bool decode_rts_body(std::span<const std::byte> data, RtsBody& body, std::string
   const auto count = reader.u8();
   (void)reader.u8();
   if (policy > static_cast<std::uint8_t>(Policy::kStriping)) {
-    error = fmt::format("rendezvous request names unknown policy {}", policy);
+    error = fmt::format("rendezvous request names unknown policy {}, expected 0 to {}", policy,
+                        static_cast<std::uint8_t>(Policy::kStriping));
     return false;
   }
   body.policy = static_cast<Policy>(policy);

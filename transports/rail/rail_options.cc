@@ -11,7 +11,7 @@ std::string default_provider() {
   if (!provider) {
     return kDefaultProvider;
   }
-  if (trim(*provider).empty() || trim(*provider) != *provider) {
+  if (provider->empty() || provider->find_first_of(" \t") != std::string::npos) {
     throw ConfigError("RAILYARD_PROVIDER", *provider,
                       "expected a libfabric provider name such as tcp;ofi_rxm or "
                       "verbs;ofi_rxm, without spaces");

@@ -132,7 +132,8 @@ std::optional<ControlMessage> decode_control(std::span<const std::byte> message,
       body = kRingGrowBody;
       break;
     default:
-      error = fmt::format("control message of unknown type {}", type);
+      error = fmt::format("control message of unknown type {}, expected 1 to {}", type,
+                          static_cast<std::uint8_t>(ControlType::kRingGrow));
       return std::nullopt;
   }
   out.type = static_cast<ControlType>(type);
