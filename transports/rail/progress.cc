@@ -296,12 +296,26 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
     // the completion that ends the wait. A rail found with work here becomes
     // the hot rail, as in a sweep: work that only this poll found would
     // otherwise never move the hot rail to where the traffic is.
+    // Work found here on a rail other than the awaited one counts as a
+    // sweep's find (a loaded host may reach this poll before any sweep):
+    // every rail is watched from now on, and an expectation the owner did
+    // not renew meanwhile is dropped.
+    const std::size_t expected_before = poll.expected;
+    const std::size_t awaited = expected_before < rails.size() ? expected_before : poll.hot;
     for (std::size_t i = 0; i < rails.size(); ++i) {
       const std::size_t n = take_in(*rails[i]);
-      if (n != 0) {
-        completed += n;
-        note_completion(poll, i);
+      if (n == 0) {
+        continue;
       }
+      completed += n;
+      if (i != awaited) {
+        poll.cold_interval = PollHint::kMinColdInterval;
+        poll.spread = descriptors;
+        if (expected_before < rails.size() && poll.expected == expected_before) {
+          poll.expected = PollHint::kNoRail;
+        }
+      }
+      note_completion(poll, i);
     }
     if (done()) {
       return true;
