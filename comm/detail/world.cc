@@ -158,17 +158,18 @@ bool World::progress_until(const std::function<bool()>& done,
   if (endpoint_->progress_until(done, slice)) {
     return true;
   }
-  const std::optional<Clock::time_point> deadline =
-      timeout ? std::optional(Clock::now() - slice + *timeout) : std::nullopt;
+  const bool bounded = timeout.has_value();
+  const Clock::time_point deadline =
+      bounded ? Clock::now() - slice + *timeout : Clock::time_point::max();
   while (true) {
     reap_released();
     check_job();
-    if (deadline) {
+    if (bounded) {
       const auto now = Clock::now();
-      if (now >= *deadline) {
+      if (now >= deadline) {
         return done();
       }
-      slice = std::min<std::chrono::nanoseconds>(*deadline - now, kSlice);
+      slice = std::min<std::chrono::nanoseconds>(deadline - now, kSlice);
     }
     if (endpoint_->progress_until(done, slice)) {
       return true;
