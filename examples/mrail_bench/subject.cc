@@ -1,7 +1,5 @@
 #include "subject.h"
 
-#include <fcntl.h>
-#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -20,24 +18,13 @@
 #include "railyard/transports/rail/provider_defaults.h"
 #include "railyard/transports/rail/rail_options.h"
 #include "railyard_tools/forked_peer.h"
+#include "railyard_tools/network_namespace.h"
 
 namespace railyard::bench {
 namespace {
 
 using tools::ForkedPeer;
 using tools::Pipe;
-
-void enter_namespace(const std::string& name) {
-  if (name.empty()) {
-    return;
-  }
-  const std::string path = "/var/run/netns/" + name;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0) {
-    throw std::runtime_error("cannot enter network namespace '" + name + "' (needs root)");
-  }
-  ::close(fd);
-}
 
 std::unique_ptr<BenchTransport> make_transport(const Subject& subject,
                                                const std::vector<std::string>& rails,
@@ -172,7 +159,7 @@ SubjectResult run_subject(const Subject& subject, const Hosts& hosts,
       ::close(link[initiator ? 1 : 0]);
       const Pipe peer(link[initiator ? 0 : 1]);
       try {
-        enter_namespace(initiator ? hosts.netns_a : hosts.netns_b);
+        tools::enter_network_namespace(initiator ? hosts.netns_a : hosts.netns_b);
         if (!subject.provider.empty()) {
           use_provider(subject.provider);
         }

@@ -6,8 +6,6 @@
 // lost, duplicated, reordered or corrupted. Run on the emulated hosts by
 // scripts/soak.sh, which takes rails down and up meanwhile; without
 // namespaces both sides run here over loopback rails.
-#include <fcntl.h>
-#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -28,6 +26,7 @@
 #include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
 #include "railyard_tools/forked_peer.h"
+#include "railyard_tools/network_namespace.h"
 #include "railyard_tools/tool_main.h"
 #include "soak_side.h"
 
@@ -58,18 +57,6 @@ std::vector<std::string> comma_list(const std::string& text) {
     out.emplace_back(piece);
   }
   return out;
-}
-
-void enter_namespace(const std::string& name) {
-  if (name.empty()) {
-    return;
-  }
-  const std::string path = "/var/run/netns/" + name;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0) {
-    throw std::runtime_error(fmt::format("cannot enter network namespace {} (needs root)", name));
-  }
-  ::close(fd);
 }
 
 void print_table(const Settings& settings, const std::vector<SideReport>& reports) {
@@ -144,7 +131,7 @@ int run(int argc, char** argv) {
     sides.push_back(std::make_unique<tools::ForkedPeer>([&, direction](tools::Pipe& parent) {
       ::close(link[1 - direction]);
       const tools::Pipe peer(link[direction]);
-      enter_namespace(direction == 0 ? settings.netns_a : settings.netns_b);
+      tools::enter_network_namespace(direction == 0 ? settings.netns_a : settings.netns_b);
       SideOptions options;
       options.rails = comma_list(direction == 0 ? settings.rails_a : settings.rails_b);
       options.seed = settings.seed;

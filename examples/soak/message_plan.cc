@@ -25,7 +25,8 @@ constexpr std::size_t kPoolSlack = std::size_t{8} << 20;
 std::vector<SizeClass> size_classes(std::size_t max_size) {
   // Most messages small (as applications send them), a few large enough to
   // go by rendezvous; about 85 KB on average with a 4 MiB largest.
-  std::vector<SizeClass> classes{{600, 1024}, {250, 16384}, {120, 256 * 1024}, {30, max_size}};
+  std::vector<SizeClass> classes{
+      {600, 1024}, {250, 16384}, {120, std::size_t{256} << 10}, {30, max_size}};
   for (auto& size_class : classes) {
     size_class.largest = std::min(size_class.largest, max_size);
   }
@@ -54,7 +55,7 @@ MessageSpec MessagePlan::spec(Stream stream, std::uint64_t seq) const noexcept {
   out.stream = stream;
   out.seq = seq;
   const std::uint64_t draw = mix(seq, 1 + static_cast<std::uint64_t>(stream));
-  unsigned pick = static_cast<unsigned>(draw % 1000);
+  auto pick = static_cast<unsigned>(draw % 1000);
   std::size_t smallest = 0;
   for (const SizeClass& size_class : size_classes(max_size_)) {
     if (pick < size_class.per_mille) {

@@ -72,6 +72,7 @@ ChildOutput run_tool(const std::string& tool, const std::vector<std::string>& ar
   std::vector<std::string> argv_text{tool};
   argv_text.insert(argv_text.end(), arguments.begin(), arguments.end());
   std::vector<char*> argv;
+  argv.reserve(argv_text.size() + 1);
   for (auto& word : argv_text) {
     argv.push_back(word.data());
   }
@@ -82,6 +83,7 @@ ChildOutput run_tool(const std::string& tool, const std::vector<std::string>& ar
   }
   environment_text.insert(environment_text.end(), variables.begin(), variables.end());
   std::vector<char*> environment;
+  environment.reserve(environment_text.size() + 1);
   for (auto& entry : environment_text) {
     environment.push_back(entry.data());
   }

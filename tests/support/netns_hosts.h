@@ -2,16 +2,13 @@
 // the variables it sets, and entering a host's network namespace.
 #pragma once
 
-#include <fcntl.h>
-#include <sched.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "railyard/common/detail/parse.h"
+#include "railyard_tools/network_namespace.h"
 
 namespace railyard::testing {
 
@@ -33,15 +30,10 @@ inline std::vector<std::string> comma_list(const std::string& text) {
 
 // Moves the calling process (a forked child) into the named namespace.
 inline void enter_namespace(const std::string& name) {
-  const std::string path = "/var/run/netns/" + name;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0) {
-    if (fd >= 0) {
-      ::close(fd);
-    }
-    throw std::runtime_error("cannot enter network namespace " + name + " (needs root)");
+  if (name.empty()) {
+    throw std::runtime_error("no network namespace named (run through scripts/netns-rails.sh)");
   }
-  ::close(fd);
+  tools::enter_network_namespace(name);
 }
 
 // Sets host `host`'s ('a' or 'b') end of rail `rail` (0-based) up or down;
