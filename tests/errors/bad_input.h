@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "child_output.h"
+
 namespace railyard::testing {
 
 struct BadInput {
@@ -42,7 +44,7 @@ struct BadInput {
 [[nodiscard]] std::string refusal_of(const std::function<void()>& call);
 
 // Environment variables to set: (name, value), or unset: (name, nullopt).
-using Variables = std::vector<std::pair<std::string, std::optional<std::string>>>;
+using Variables = EnvironmentChanges;
 
 // Sets `variables` for the duration of `call`, then as refusal_of.
 [[nodiscard]] std::string refusal_with(const Variables& variables,
@@ -55,11 +57,11 @@ using Variables = std::vector<std::pair<std::string, std::optional<std::string>>
                                 Variables also = {});
 
 // Runs the built tool `tool` (its path) with `arguments` and `variables`
-// added to the environment; returns its stderr when it exits with a status
-// other than 0 (its stdout is not read: refusals go to stderr), else "".
+// changed in its environment; returns its stderr when it exits with a
+// status other than 0 (refusals go to stderr, not stdout), else "".
 [[nodiscard]] std::string tool_refusal(const std::string& tool,
                                        const std::vector<std::string>& arguments,
-                                       const std::vector<std::string>& variables = {});
+                                       const Variables& variables = {});
 
 // `input`, shown in the docs as `value`, its message showing `in_message`
 // where the value would be (long values are cut).

@@ -123,7 +123,7 @@ std::vector<BadInput> job_variables() {
                                 [] {
                                   return tool_refusal(RAILYARD_BENCH_PATH,
                                                       {"barrier", "-n", "1", "-w", "0"},
-                                                      {"RAILYARD_LOG=loud"});
+                                                      {{"RAILYARD_LOG", "loud"}});
                                 },
                             .input_in_message = {},
                             .value_in_message = {},

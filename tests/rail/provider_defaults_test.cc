@@ -2,14 +2,9 @@
 // which rail provider, and, in fresh processes (they are applied before
 // main), that they are set when the user has not set them, left alone when
 // the user has, skipped for other providers, and logged when a rail opens.
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
-#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <optional>
@@ -31,33 +26,11 @@ using testing::ChildOutput;
 
 // Runs this test binary's ProviderDefaultsChild.Report in a new process
 // whose environment differs from ours by `changes` (a nullopt unsets).
-ChildOutput run_child(
-    const std::vector<std::pair<std::string, std::optional<std::string>>>& changes) {
-  std::array<int, 2> out{};
-  std::array<int, 2> err{};
-  EXPECT_EQ(::pipe2(out.data(), O_CLOEXEC), 0);
-  EXPECT_EQ(::pipe2(err.data(), O_CLOEXEC), 0);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(out[1], STDOUT_FILENO);
-    ::dup2(err[1], STDERR_FILENO);
-    ::setenv(kChildMarker, "1", 1);
-    for (const auto& [name, value] : changes) {
-      if (value) {
-        ::setenv(name.c_str(), value->c_str(), 1);
-      } else {
-        ::unsetenv(name.c_str());
-      }
-    }
-    std::string self = "/proc/self/exe";
-    std::string filter = "--gtest_filter=ProviderDefaultsChild.Report";
-    std::array<char*, 3> argv{self.data(), filter.data(), nullptr};
-    ::execv(argv[0], argv.data());
-    ::_exit(126);
-  }
-  ::close(out[1]);
-  ::close(err[1]);
-  return testing::collect_child(pid, out[0], err[0], 60s);
+ChildOutput run_child(const testing::EnvironmentChanges& changes) {
+  testing::EnvironmentChanges all{{kChildMarker, "1"}};
+  all.insert(all.end(), changes.begin(), changes.end());
+  return testing::run_program({"/proc/self/exe", "--gtest_filter=ProviderDefaultsChild.Report"},
+                              all, 60s);
 }
 
 TEST(ProviderDefaults, TcpRailsGetASmallerSharedReceiveQueue) {

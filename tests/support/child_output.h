@@ -1,8 +1,9 @@
-// Collects a child process's stdout and stderr (pipes) until both close or
-// a time bound passes, then reaps it: for tests that run a program and
-// judge its output and exit status.
+// Runs a program, or collects a child process's stdout and stderr (pipes)
+// until both close or a time bound passes, then reaps it: for tests that run
+// a program and judge its output and exit status.
 #pragma once
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -11,7 +12,14 @@
 
 #include <array>
 #include <chrono>
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX declares it nowhere
 
 namespace railyard::testing {
 
@@ -62,6 +70,68 @@ inline ChildOutput collect_child(pid_t pid, int out_fd, int err_fd, std::chrono:
     result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
   }
   return result;
+}
+
+// Environment changes for run_program: (name, value), or (name, nullopt)
+// to unset it.
+using EnvironmentChanges = std::vector<std::pair<std::string, std::optional<std::string>>>;
+
+// Runs `argv` (argv[0] the program's path) with this process's environment
+// and `changes` to it, collecting its output as collect_child does (exit
+// status 126 when it cannot be executed). `after_start` gets its pid once
+// it runs. The child's environment is built before the fork: a
+// multithreaded parent's child may only call async-signal-safe functions.
+inline ChildOutput run_program(std::vector<std::string> argv, const EnvironmentChanges& changes,
+                               std::chrono::seconds bound,
+                               const std::function<void(pid_t)>& after_start = {}) {
+  std::vector<std::string> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const std::string_view name = text.substr(0, text.find('='));
+    bool changed = false;
+    for (const auto& change : changes) {
+      changed = changed || change.first == name;
+    }
+    if (!changed) {
+      environment.emplace_back(text);
+    }
+  }
+  for (const auto& [name, value] : changes) {
+    if (value) {
+      environment.push_back(name + "=" + *value);
+    }
+  }
+  std::vector<char*> argv_pointers;
+  argv_pointers.reserve(argv.size() + 1);
+  for (auto& word : argv) {
+    argv_pointers.push_back(word.data());
+  }
+  argv_pointers.push_back(nullptr);
+  std::vector<char*> environment_pointers;
+  environment_pointers.reserve(environment.size() + 1);
+  for (auto& entry : environment) {
+    environment_pointers.push_back(entry.data());
+  }
+  environment_pointers.push_back(nullptr);
+
+  std::array<int, 2> out{};
+  std::array<int, 2> err{};
+  if (::pipe2(out.data(), O_CLOEXEC) != 0 || ::pipe2(err.data(), O_CLOEXEC) != 0) {
+    return ChildOutput{.status = -1, .out = {}, .err = "pipe2 failed"};
+  }
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(out[1], STDOUT_FILENO);
+    ::dup2(err[1], STDERR_FILENO);
+    ::execve(argv_pointers[0], argv_pointers.data(), environment_pointers.data());
+    ::_exit(126);
+  }
+  ::close(out[1]);
+  ::close(err[1]);
+  if (after_start) {
+    after_start(pid);
+  }
+  return collect_child(pid, out[0], err[0], bound);
 }
 
 }  // namespace railyard::testing

@@ -35,31 +35,9 @@ using Outcome = railyard::testing::ChildOutput;
 Outcome launch(const std::vector<std::string>& args,
                const std::function<void(pid_t)>& after_start = {},
                std::chrono::seconds bound = 60s) {
-  std::array<int, 2> out{};
-  std::array<int, 2> err{};
-  EXPECT_EQ(::pipe2(out.data(), O_CLOEXEC), 0);
-  EXPECT_EQ(::pipe2(err.data(), O_CLOEXEC), 0);
-  std::vector<std::string> all{RAILYARD_RUN_PATH};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  argv.reserve(all.size() + 1);
-  for (auto& arg : all) {
-    argv.push_back(arg.data());
-  }
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(out[1], STDOUT_FILENO);
-    ::dup2(err[1], STDERR_FILENO);
-    ::execv(argv[0], argv.data());
-    ::_exit(126);
-  }
-  ::close(out[1]);
-  ::close(err[1]);
-  if (after_start) {
-    after_start(pid);
-  }
-  return railyard::testing::collect_child(pid, out[0], err[0], bound);
+  std::vector<std::string> argv{RAILYARD_RUN_PATH};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return railyard::testing::run_program(std::move(argv), {}, bound, after_start);
 }
 
 // A scratch directory the ranks write their process ids into.
