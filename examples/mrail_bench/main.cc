@@ -28,6 +28,7 @@
 #include "railyard/common/error.h"
 #include "railyard/transports/mrail/policy_table.h"
 #include "railyard/transports/rail/rail_options.h"
+#include "railyard_tools/comma_list.h"
 #include "railyard_tools/report.h"
 #include "railyard_tools/tool_main.h"
 #include "rounds.h"
@@ -38,17 +39,6 @@ namespace railyard::bench {
 namespace {
 
 using tools::size_text;
-
-std::vector<std::string> split_list(const std::string& flag, const std::string& text) {
-  std::vector<std::string> out;
-  for (const auto piece : split(text, ',')) {
-    if (trim(piece).empty()) {
-      throw ConfigError(flag, text, "expected a comma list without empty entries");
-    }
-    out.emplace_back(trim(piece));
-  }
-  return out;
-}
 
 const SubjectResult* find(const std::vector<SubjectResult>& results, const std::string& name) {
   for (const auto& result : results) {
@@ -293,7 +283,7 @@ int run(int argc, char** argv) {
   settings.latency_iterations = latency_iterations;
   settings.timeout = std::chrono::seconds(timeout_s);
   if (!sizes_flag.empty()) {
-    for (const auto& text : split_list("--sizes", sizes_flag)) {
+    for (const auto& text : tools::comma_list("--sizes", sizes_flag)) {
       settings.sizes.push_back(parse_size("--sizes", text));
     }
   } else {
@@ -306,15 +296,15 @@ int run(int argc, char** argv) {
       settings.sizes.push_back(size);
     }
   }
-  hosts.rails_a = split_list("--rails-a", rails_a);
-  hosts.rails_b = split_list("--rails-b", rails_b);
+  hosts.rails_a = tools::comma_list("--rails-a", rails_a);
+  hosts.rails_b = tools::comma_list("--rails-b", rails_b);
   if (!subnets.empty()) {
-    hosts.subnets = split_list("--subnets", subnets);
+    hosts.subnets = tools::comma_list("--subnets", subnets);
   }
   const auto baselines =
-      compare == "none" ? std::vector<std::string>{} : split_list("--compare", compare);
+      compare == "none" ? std::vector<std::string>{} : tools::comma_list("--compare", compare);
 
-  const auto provider_list = split_list("--providers", providers);
+  const auto provider_list = tools::comma_list("--providers", providers);
   for (const auto& provider : provider_list) {
     if (provider.find(' ') != std::string::npos ||
         std::count(provider_list.begin(), provider_list.end(), provider) != 1) {
@@ -353,7 +343,7 @@ int run(int argc, char** argv) {
   if (wants("parallel")) {
     per_provider("parallel", Subject::Kind::kParallelRails, "");
   }
-  for (const auto& policy : split_list("--policies", policies)) {
+  for (const auto& policy : tools::comma_list("--policies", policies)) {
     const std::string table = policy == "default" ? mrail::PolicyTable::kDefault : "-1:" + policy;
     (void)mrail::PolicyTable::parse("--policies", table);  // reject unknown policies now
     per_provider(policy, Subject::Kind::kRailyard, table);
@@ -514,7 +504,7 @@ int run(int argc, char** argv) {
                   in("default"), 65536, kMax, false);
     }
     if (communicator) {
-      std::vector<std::string> railyard_names = split_list("--policies", policies);
+      std::vector<std::string> railyard_names = tools::comma_list("--policies", policies);
       railyard_names.insert(railyard_names.end(), table_names.begin(), table_names.end());
       for (const auto& policy : railyard_names) {
         print_ratio(label(fmt::format("comm-{0} / {0}, 64 KiB and up", policy)),

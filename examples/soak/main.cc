@@ -25,6 +25,7 @@
 
 #include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
+#include "railyard_tools/comma_list.h"
 #include "railyard_tools/forked_peer.h"
 #include "railyard_tools/network_namespace.h"
 #include "railyard_tools/tool_main.h"
@@ -49,14 +50,6 @@ struct Settings {
 std::string from_environment(const char* name, const char* fallback) {
   const char* value = std::getenv(name);  // NOLINT(concurrency-mt-unsafe): before any thread
   return value != nullptr && *value != '\0' ? std::string(value) : std::string(fallback);
-}
-
-std::vector<std::string> comma_list(const std::string& text) {
-  std::vector<std::string> out;
-  for (const auto piece : split(text, ',')) {
-    out.emplace_back(piece);
-  }
-  return out;
 }
 
 void print_table(const Settings& settings, const std::vector<SideReport>& reports) {
@@ -110,6 +103,8 @@ int run(int argc, char** argv) {
   if (settings.rails_b.empty()) {
     settings.rails_b = from_environment("RAILYARD_RAILS_B", "127.0.0.1,127.0.0.2");
   }
+  const std::vector<std::string> rails_a = tools::comma_list("--rails-a", settings.rails_a);
+  const std::vector<std::string> rails_b = tools::comma_list("--rails-b", settings.rails_b);
   const std::size_t max_size = parse_size("--max-size", settings.max_size);
   if (max_size > (std::size_t{1} << 30)) {
     throw ConfigError("--max-size", settings.max_size, "expected a size up to 1g");
@@ -133,7 +128,7 @@ int run(int argc, char** argv) {
       const tools::Pipe peer(link[direction]);
       tools::enter_network_namespace(direction == 0 ? settings.netns_a : settings.netns_b);
       SideOptions options;
-      options.rails = comma_list(direction == 0 ? settings.rails_a : settings.rails_b);
+      options.rails = direction == 0 ? rails_a : rails_b;
       options.seed = settings.seed;
       options.direction = direction;
       options.messages = each_way;
@@ -192,5 +187,5 @@ int run(int argc, char** argv) {
 }  // namespace railyard::soak
 
 int main(int argc, char** argv) {
-  return railyard::tools::run_reporting_errors("railyard-soak", railyard::soak::run, argc, argv);
+  return railyard::tools::run_reporting_errors("railyard-soak: ", railyard::soak::run, argc, argv);
 }

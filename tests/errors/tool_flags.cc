@@ -32,6 +32,7 @@ std::vector<BadInput> tool_flags() {
   constexpr const char* kMrailBench = RAILYARD_MRAIL_BENCH_PATH;
   constexpr const char* kPingpong = RAILYARD_PINGPONG_PATH;
   constexpr const char* kRstreamBench = RAILYARD_RSTREAM_BENCH_PATH;
+  constexpr const char* kSoak = RAILYARD_SOAK_PATH;
   return {
       flag(kBench, "operation", "scan", "expected one of allreduce, bcast", {"scan"}),
       flag(kBench, "-b", "8x", "expected a size in bytes", {"allreduce", "-b", "8x"}),
@@ -84,6 +85,10 @@ std::vector<BadInput> tool_flags() {
       flag(kRstreamBench, "--host", "nowhere.invalid", "expected an IPv4 address",
            {"--host", "nowhere.invalid"}),
       flag(kRstreamBench, "--rounds", "0", "not in range 1 to 100", {"--rounds", "0"}),
+      flag(kSoak, "--rails-a", "127.0.0.1,,127.0.0.2",
+           "expected a comma list without empty entries", {"--rails-a", "127.0.0.1,,127.0.0.2"}),
+      flag(kSoak, "--max-size", "4g", "expected a size up to 1g", {"--max-size", "4g"}),
+      flag(kSoak, "--messages", "1", "not in range 2 to", {"--messages", "1"}),
   };
 }
 
