@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -275,6 +276,125 @@ TEST(Failover, ReadsPostedOnAPathThatGoesDownEndWithARailResetAndAreReadAgain) {
     EXPECT_EQ(path.health.downs, 1U) << "endpoint " << sender;
     EXPECT_EQ(path.health.ups, 1U) << "endpoint " << sender;
   }
+}
+
+// A put or a get striped over three paths, in chunks as a pull reads; the
+// path that moved a chunk first goes down under way (as a failure would take
+// it): the chunks it had not moved go over the paths left, those posted over
+// it end with a rail reset and go again, and the request completes with
+// every byte in place. A flush after it completes over the paths left.
+class FailoverRma : public ::testing::TestWithParam<bool> {};  // true: put
+
+TEST_P(FailoverRma, ATransferUnderWayFinishesOverThePathsLeft) {
+  const bool put = GetParam();
+  EndpointGroup group({staying_down(3, "-1:striping"), staying_down(3, "-1:striping")});
+  constexpr std::size_t kSize = (24 << 20) + 5;
+  constexpr std::size_t kAt = 64;
+  std::vector<std::byte> local(kSize, std::byte{0});
+  std::vector<std::byte> window(kSize + kAt, std::byte{0});
+  testing::fill_pattern(put ? std::span(local) : std::span(window).subspan(kAt), 71);
+  const auto local_region = group[0].register_memory(local.data(), local.size());
+  const auto window_region = group[1].register_memory(window.data(), window.size());
+  const auto remote = group[0].import_region(group.ids[0][1], window_region.remote_key());
+  Request transfer;
+  ASSERT_TRUE((put ? group[0].put(transfer, local_region, 0, remote, kAt, kSize)
+                   : group[0].get(transfer, local_region, 0, remote, kAt, kSize))
+                  .ok());
+  const auto chunks_on = [&](std::size_t rail) {
+    const RailTraffic traffic = group[0].counters().rails[rail];
+    return put ? traffic.chunks_sent : traffic.chunks_received;
+  };
+  ASSERT_TRUE(group.run_until([&] { return chunks_on(1) > 0; }));
+  ASSERT_TRUE(group[0].take_path_down(group.ids[0][1], 1, "taken down by the test").ok());
+  ASSERT_TRUE(group.run_until([&] { return transfer.done(); }));
+  ASSERT_TRUE(transfer.status().ok()) << transfer.status().to_string();
+  Request flush;
+  ASSERT_TRUE(group[0].flush(flush, remote).ok());
+  ASSERT_TRUE(group.run_until([&] { return flush.done(); }));
+  ASSERT_TRUE(flush.status().ok()) << flush.status().to_string();
+  EXPECT_EQ(
+      testing::first_mismatch(put ? std::span(window).subspan(kAt, kSize) : std::span(local), 71),
+      std::nullopt);
+  EXPECT_EQ(window[kAt - 1], std::byte{0}) << "a chunk landed before the target range";
+  const EndpointCounters counters = group[0].counters();
+  EXPECT_GT(path_counters(counters, 1, 1).health.pull_bytes_moved, 0U)
+      << "nothing of rail 1's share moved to the paths left";
+  EXPECT_EQ(counters.rails[1].rail.resets, 1U) << "the chunks posted over rail 1 were not ended";
+  // The paths left carried the rest.
+  EXPECT_GT(chunks_on(0), chunks_on(1));
+  EXPECT_GT(chunks_on(2), chunks_on(1));
+  // Told that writes to it were in flight over the reset rail, the target
+  // resets its end of the path too (and only then).
+  if (put) {
+    EXPECT_TRUE(group.run_until([&] { return group[1].counters().rails[1].rail.resets == 1; },
+                                std::chrono::seconds(10)))
+        << "the target did not reset its end of the path the writes were on";
+  } else {
+    (void)group.run_until([] { return false; }, std::chrono::milliseconds(200));
+    EXPECT_EQ(group[1].counters().rails[1].rail.resets, 0U) << "a get reset the target's rail";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(PutAndGet, FailoverRma, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& param) {
+                           return param.param ? "Put" : "Get";
+                         });
+
+// A get whose chunks a stopped target holds when their path goes down: the
+// rail reset ends them, the request reads them again over the paths left
+// once the target answers, and after it completed nothing the old reads
+// asked for lands in the buffer, which the caller owns again.
+TEST(Failover, AGetHeldByAStoppedTargetNeverWritesAfterItCompleted) {
+  EndpointGroup group({staying_down(3, "-1:striping"), staying_down(3, "-1:striping")});
+  constexpr std::size_t kSize = std::size_t{6} << 20;
+  std::vector<std::byte> local(kSize, std::byte{0});
+  std::vector<std::byte> window(kSize);
+  testing::fill_pattern(window, 81);
+  const auto window_region = group[1].register_memory(window.data(), window.size());
+  const auto remote = group[0].import_region(group.ids[0][1], window_region.remote_key());
+  Request get;
+  ASSERT_TRUE(group[0].get(get, local.data(), local.size(), remote, 0).ok());
+  // Only the reader progresses: its first chunks are posted and held.
+  for (int turn = 0; turn < 20; ++turn) {
+    group[0].progress();
+  }
+  ASSERT_FALSE(get.done());
+  ASSERT_TRUE(group[0].take_path_down(group.ids[0][1], 1, "taken down by the test").ok());
+  ASSERT_TRUE(group.run_until([&] { return get.done(); }));
+  ASSERT_TRUE(get.status().ok()) << get.status().to_string();
+  EXPECT_EQ(testing::first_mismatch(local, 81), std::nullopt);
+  EXPECT_EQ(group[0].counters().rails[1].rail.resets, 1U);
+  // The caller reuses its buffer; the target answers whatever it still has.
+  std::fill(local.begin(), local.end(), std::byte{0x5a});
+  (void)group.run_until([] { return false; }, std::chrono::milliseconds(300));
+  EXPECT_TRUE(std::all_of(local.begin(), local.end(), [](std::byte b) {
+    return b == std::byte{0x5a};
+  })) << "a read of the completed get wrote into its buffer";
+}
+
+// A flush whose read on one path is held when that path goes down still
+// completes: the rail confirmed each write's delivery, so nothing the path
+// wrote is left to flush.
+TEST(Failover, AFlushUnderWayCompletesOverThePathsLeft) {
+  EndpointGroup group({staying_down(3, "-1:striping"), staying_down(3, "-1:striping")});
+  constexpr std::size_t kSize = std::size_t{3} << 20;
+  std::vector<std::byte> local(kSize);
+  testing::fill_pattern(local, 91);
+  std::vector<std::byte> window(kSize, std::byte{0});
+  const auto window_region = group[1].register_memory(window.data(), window.size());
+  const auto remote = group[0].import_region(group.ids[0][1], window_region.remote_key());
+  Request put;
+  ASSERT_TRUE(group[0].put(put, local.data(), local.size(), remote, 0).ok());
+  ASSERT_TRUE(group.run_until([&] { return put.done(); }));
+  ASSERT_TRUE(put.status().ok()) << put.status().to_string();
+  Request flush;
+  ASSERT_TRUE(group[0].flush(flush, remote).ok());
+  group[0].progress();  // the target has not answered: the reads are held
+  ASSERT_FALSE(flush.done());
+  ASSERT_TRUE(group[0].take_path_down(group.ids[0][1], 2, "taken down by the test").ok());
+  ASSERT_TRUE(group.run_until([&] { return flush.done(); }));
+  EXPECT_TRUE(flush.status().ok()) << flush.status().to_string();
+  EXPECT_EQ(testing::first_mismatch(window, 91), std::nullopt);
 }
 
 TEST(Failover, AcknowledgementsKeepWhatASenderHoldsSmall) {

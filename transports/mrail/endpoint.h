@@ -287,6 +287,10 @@ class Endpoint {
   // queues; end_pull also fails the request and finishes it when nothing of
   // it is in flight any more.
   void pump_pulls(Path& path);
+  // Lanes for `pieces` of the request's transfer (a pull, put or get, whose
+  // LargeTransfer is set up), queued on their paths and pumped; finishes
+  // the request at once when none can start.
+  void start_lanes(Peer& peer, Request& request, std::span<const StripePiece> pieces);
   void help_other_paths(Path& idle);
   [[nodiscard]] bool post_pull_chunk(Path& path, Request& request, std::size_t lane,
                                      std::size_t from_lane, std::uint64_t length);
@@ -312,9 +316,9 @@ class Endpoint {
   // (note_arrival) and acknowledges them every few (send_ack), over the
   // path they came by while it is up (reply_path). path_down takes a path
   // out of service: queued and unacknowledged messages go over the paths
-  // left, pull shares waiting for it move to them (rescue_pulls), and a
-  // chunk read over it that fails is read again over them (reread,
-  // spread_pull).
+  // left, pull and RMA shares waiting for it move to them (rescue_pulls),
+  // and a chunk read or written over it that fails is moved again over them
+  // (reread, spread_pull).
   [[nodiscard]] static std::uint32_t next_path_seq(std::uint32_t& sent) noexcept;
   void retain(Path& path, std::uint32_t path_seq, std::span<const std::byte> message);
   void recycle(std::vector<std::byte>&& buffer);
@@ -350,6 +354,10 @@ class Endpoint {
   void linger() noexcept;
   void set_live_paths(Peer& peer, std::vector<std::size_t> up);
   void rescue_pulls(Peer& peer, Path& dead);
+  // A flush's read that failed because its path went down: what that path
+  // wrote is in the peer's memory if the rail confirmed delivery of its
+  // writes (nothing left to flush there), else unknown (an error).
+  [[nodiscard]] Status flush_over_failed_path(const PieceOp& op) const;
   [[nodiscard]] bool reread(Path& dead, Request& request, std::uint64_t offset,
                             std::uint64_t length);
   [[nodiscard]] bool spread_pull(Peer& peer, Request& request, std::uint64_t begin,
@@ -359,17 +367,20 @@ class Endpoint {
   [[nodiscard]] bool add_lane(Peer& peer, Request& request, std::size_t path, std::uint64_t begin,
                               std::uint64_t end);
   // Rail resets (endpoint_rail_reset.cc). A path that goes down with reads
-  // still posted over it (a dead link holds them for minutes, and one that
-  // finished late would write into a buffer handed back to its owner)
-  // schedules a reset of its rail (schedule_reset); idle work carries it
-  // out (reset_rails) outside the rails' progress: every other peer's path
-  // on the rail goes down first, the rail closes and reopens (Rail::reset),
-  // the reads end canceled and are read again over the paths left, and
-  // every peer with a path to the rail is told (kRailReset), so that it
-  // takes its path down and resends what the old connection lost.
-  void schedule_reset(std::size_t rail, std::string reason);
+  // or writes still posted over it (a dead link holds them for minutes, and
+  // one that finished late would write into a buffer handed back to its
+  // owner, here or at the peer) schedules a reset of its rail
+  // (schedule_reset); idle work carries it out (reset_rails) outside the
+  // rails' progress: every other peer's path on the rail goes down first,
+  // the rail closes and reopens (Rail::reset), the reads and writes end
+  // canceled and go again over the paths left, and every peer with a path
+  // to the rail is told (kRailReset), so that it takes its path down and
+  // resends what the old connection lost; a peer that had writes from us
+  // in flight resets its end too (kFlagWritesInFlight). A reset that is
+  // not `required` is skipped when nothing is held on the rail any more.
+  void schedule_reset(std::size_t rail, std::string reason, bool required = false);
   void reset_rails();
-  void reset_rail(std::size_t rail, const std::string& reason);
+  void reset_rail(std::size_t rail, const std::string& reason, bool required);
   void on_rail_reset(Peer& peer, const Header& header, std::size_t rail);
   // Fails posted kAnySource receives once no inserted peer is alive.
   void fail_orphaned_wildcards();

@@ -217,7 +217,7 @@ void Endpoint::check_paths() {
       if (quiet >= options_.rail_timeout) {
         path_down(peer, p,
                   fmt::format("nothing from the peer over it for {} ms with {} messages and {} "
-                              "read bytes outstanding, and no answer to a probe",
+                              "bytes of reads or writes outstanding, and no answer to a probe",
                               std::chrono::duration_cast<std::chrono::milliseconds>(quiet).count(),
                               path.unacked.size(), path.pull_bytes_in_flight));
       } else if (quiet >= options_.rail_timeout / 2 && !path.probe_outstanding) {
@@ -474,8 +474,8 @@ void Endpoint::path_down(Peer& peer, std::size_t index, std::string_view reason)
   rescue_pulls(peer, path);
   if (path.pull_bytes_in_flight != 0) {
     schedule_reset(path.local_rail,
-                   fmt::format("{} bytes of reads from peer {} were posted on its path {} when it "
-                               "went down ({})",
+                   fmt::format("{} bytes of reads or writes with peer {} were posted on its path "
+                               "{} when it went down ({})",
                                path.pull_bytes_in_flight, peer.id.index, index, reason));
   }
   for (std::size_t rail = 0; touched != 0; ++rail, touched >>= 1U) {

@@ -14,12 +14,13 @@
 
 namespace railyard::mrail {
 
-void Endpoint::schedule_reset(std::size_t rail, std::string reason) {
+void Endpoint::schedule_reset(std::size_t rail, std::string reason, bool required) {
   RailState& state = *rails_[rail];
   if (!state.reset_due) {
     state.reset_due = std::move(reason);
     resets_due_ = true;
   }
+  state.reset_required = state.reset_required || required;
 }
 
 void Endpoint::reset_rails() {
@@ -29,16 +30,18 @@ void Endpoint::reset_rails() {
       continue;
     }
     const std::string reason = std::move(*rails_[rail]->reset_due);
-    reset_rail(rail, reason);
+    const bool required = std::exchange(rails_[rail]->reset_required, false);
+    reset_rail(rail, reason, required);
     // Paths it took down may have asked for the same reset again: done.
     rails_[rail]->reset_due.reset();
+    rails_[rail]->reset_required = false;
   }
 }
 
-void Endpoint::reset_rail(std::size_t rail, const std::string& reason) {
+void Endpoint::reset_rail(std::size_t rail, const std::string& reason, bool required) {
   // Still needed? The reads may have ended since (a provider error ends
   // them when a connection dies; a link that came back lets them finish).
-  bool stuck = false;
+  bool stuck = required;
   for (const auto& peer : peers_) {
     if (const std::size_t p = peer->path_on(rail); p != Peer::kNoPath) {
       const Path& path = peer->paths[p];
@@ -70,6 +73,13 @@ void Endpoint::reset_rail(std::size_t rail, const std::string& reason) {
       path_down(*peer, p, why);
     }
   }
+  // The peers to which writes were in flight over the rail, before the
+  // reset ends them.
+  std::vector<bool> wrote(peers_.size(), false);
+  for (std::size_t i = 0; i < peers_.size(); ++i) {
+    const std::size_t p = peers_[i]->path_on(rail);
+    wrote[i] = p != Peer::kNoPath && peers_[i]->paths[p].write_bytes_in_flight != 0;
+  }
   // (Idle work runs between the rails' progress calls, never inside one.)
   const Status reset = rails_[rail]->rail->reset(reason);
   if (!reset.ok()) {
@@ -79,17 +89,19 @@ void Endpoint::reset_rail(std::size_t rail, const std::string& reason) {
   }
   log::warn(
       "multi-rail endpoint {:016x}: rail {} {} was closed and reopened at its address to end "
-      "reads a dead path held ({}); they are read again over the paths left",
+      "reads and writes a dead path held ({}); they go again over the paths left",
       id_, rail, rails_[rail]->rail->name(), reason);
   // Its peers learn over a path that stayed up: their own path to the rail
   // lost what was on its way, which they resend once it is down.
-  for (const auto& peer : peers_) {
+  for (std::size_t i = 0; i < peers_.size(); ++i) {
+    Peer* const peer = peers_[i].get();
     const std::size_t p = peer->path_on(rail);
     if (peer->failed || p == Peer::kNoPath || peer->live.empty()) {
       continue;
     }
     Header notice;
     notice.type = MessageType::kRailReset;
+    notice.flags = wrote[i] ? kFlagWritesInFlight : 0;
     notice.source = id_;
     notice.path_rail = static_cast<std::uint8_t>(rail);
     notice.path_epoch = peer->paths[p].epoch;
@@ -115,6 +127,15 @@ void Endpoint::on_rail_reset(Peer& peer, const Header& header, std::size_t rail)
     path_down(peer, p,
               fmt::format("peer {} reset its rail {}, which broke the path's connection",
                           peer.id.index, header.path_rail));
+    if ((header.flags & kFlagWritesInFlight) != 0) {
+      // Its writes' packets still on the way would land through our end of
+      // the broken connection, after the writes completed over other paths:
+      // that end goes too, and they meet a connection reset instead.
+      schedule_reset(peer.paths[p].local_rail,
+                     fmt::format("peer {} reset its rail {} with writes to us in flight over it",
+                                 peer.id.index, header.path_rail),
+                     true);
+    }
   }
   if (!known) {
     drop(rail, fmt::format("rail reset notice from peer {} names its rail {}, which has no path "

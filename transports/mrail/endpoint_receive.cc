@@ -3,6 +3,7 @@
 // rendezvous data; and the bookkeeping that finishes requests.
 #include <algorithm>
 #include <cstring>
+#include <span>
 #include <utility>
 
 #include <fmt/format.h>
@@ -583,6 +584,12 @@ void Endpoint::start_pull(Peer& peer, InboundMessage& message, Request& request)
   LargeTransfer& transfer = *request.large_;
   transfer.keys = std::move(rts.keys);
   transfer.lease_by_rail.assign(rails_.size(), -1);
+  // A truncated receive still reads what fits: only a failed post stops it.
+  start_lanes(peer, request, pieces);
+}
+
+void Endpoint::start_lanes(Peer& peer, Request& request, std::span<const StripePiece> pieces) {
+  LargeTransfer& transfer = *request.large_;
   // The request stays open while lanes are being set up and their first
   // chunks posted, so one that fails at once cannot finish it early.
   request.pending_ = 1;
@@ -596,8 +603,7 @@ void Endpoint::start_pull(Peer& peer, InboundMessage& message, Request& request)
   if (!prepared) {
     drop_unposted(request);
   }
-  // A truncated receive still reads what fits: only a failed post stops it.
-  // The lanes queue behind the pulls already waiting on their paths.
+  // The lanes queue behind the transfers already waiting on their paths.
   for (std::size_t lane = 0; lane < transfer.lanes.size(); ++lane) {
     if (transfer.lanes[lane].next != transfer.lanes[lane].end) {
       peer.paths[transfer.lanes[lane].path].waiting_pulls.push_back(PullTurn{&request, lane});
@@ -613,23 +619,47 @@ bool Endpoint::add_lane(Peer& peer, Request& request, std::size_t path_index, st
                         std::uint64_t end) {
   LargeTransfer& transfer = *request.large_;
   const Path& path = peer.paths[path_index];
-  const auto key = std::find_if(transfer.keys.begin(), transfer.keys.end(),
-                                [&](const RtsBody::Key& k) { return k.rail == path.remote_rail; });
-  if (key == transfer.keys.end()) {
-    request.fail(Status(StatusCode::kIoError, fmt::format("peer {} offered no memory key for its "
-                                                          "rail {}",
-                                                          peer.id.index, path.remote_rail)));
-    return false;
-  }
-  Rail& rail = *rails_[path.local_rail]->rail;
   LargeTransfer::PullLane lane;
+  // The peer's memory on the path: a put's or get's region, imported by the
+  // caller; a pull's, from the key the RTS offered for the path's rail.
+  const RtsBody::Key* key = nullptr;
+  if (transfer.rma) {
+    if (path_index >= transfer.rma->regions.size() || !transfer.rma->regions[path_index]) {
+      request.fail(Status(StatusCode::kIoError,
+                          fmt::format("the region of peer {} was imported without a key for its "
+                                      "rail {}",
+                                      peer.id.index, path.remote_rail)));
+      return false;
+    }
+    lane.key_offset = transfer.rma->offset;
+  } else {
+    const auto found =
+        std::find_if(transfer.keys.begin(), transfer.keys.end(),
+                     [&](const RtsBody::Key& k) { return k.rail == path.remote_rail; });
+    if (found == transfer.keys.end()) {
+      request.fail(Status(StatusCode::kIoError, fmt::format("peer {} offered no memory key for "
+                                                            "its rail {}",
+                                                            peer.id.index, path.remote_rail)));
+      return false;
+    }
+    key = &*found;
+    lane.key_offset = key->offset;
+  }
   try {
-    lane.lease =
-        transfer.lease_on(transfer.lease_by_rail, path.local_rail, *rails_[path.local_rail]->cache,
-                          request.buffer_, request.length_);
-    transfer.remotes.push_back(rail.import_region(key->key));
+    if (transfer.rma && !transfer.rma->local_descriptors.empty()) {
+      lane.descriptor = transfer.rma->local_descriptors[path.local_rail];
+    } else {
+      const std::size_t lease =
+          transfer.lease_on(transfer.lease_by_rail, path.local_rail,
+                            *rails_[path.local_rail]->cache, request.buffer_, request.length_);
+      lane.descriptor = transfer.leases[lease].region().descriptor();
+    }
+    transfer.remotes.push_back(key != nullptr
+                                   ? std::make_shared<const RemoteRegion>(
+                                         rails_[path.local_rail]->rail->import_region(key->key))
+                                   : transfer.rma->regions[path_index]);
   } catch (const Error& e) {
-    request.fail(Status(StatusCode::kIoError, fmt::format("preparing to read from peer {}: {}",
+    request.fail(Status(StatusCode::kIoError, fmt::format("preparing a transfer with peer {}: {}",
                                                           peer.id.index, e.what())));
     return false;
   }
@@ -638,7 +668,6 @@ bool Endpoint::add_lane(Peer& peer, Request& request, std::size_t path_index, st
   lane.address = path.address;
   lane.chunk = path.pull_chunk;
   lane.remote = transfer.remotes.size() - 1;
-  lane.key_offset = key->offset;
   lane.next = begin;
   lane.end = end;
   transfer.lanes.push_back(lane);
@@ -723,12 +752,17 @@ bool Endpoint::post_pull_chunk(Path& path, Request& request, std::size_t lane_in
   LargeTransfer::PullLane& source = transfer.lanes[from_lane];
   // Its own share from the front, another's from the back.
   const std::uint64_t offset = from_lane == lane_index ? source.next : source.end - length;
-  const auto& lease = transfer.leases[lane.lease];
-  auto op = std::make_unique<PieceOp>(*this, request, lane.rail, length, PieceKind::kPull, offset);
+  const bool writes = transfer.rma && transfer.rma->writes;
+  auto op = std::make_unique<PieceOp>(*this, request, lane.rail, length,
+                                      writes ? PieceKind::kWrite : PieceKind::kRead, offset);
   op->set_path(path);
-  const Status posted = rails_[lane.rail]->rail->post_read(
-      *op, lane.address, lease.buffer(request.buffer_ + offset, length),
-      transfer.remotes[lane.remote], lane.key_offset + offset);
+  Rail& rail = *rails_[lane.rail]->rail;
+  const MutableBuffer local{request.buffer_ + offset, length, lane.descriptor};
+  const RemoteRegion& remote = *transfer.remotes[lane.remote];
+  const Status posted =
+      writes ? rail.post_write(*op, lane.address, local, remote, lane.key_offset + offset,
+                               transfer.rma->confirm_delivery)
+             : rail.post_read(*op, lane.address, local, remote, lane.key_offset + offset);
   if (!posted.ok()) {
     end_pull(request, posted);  // may finish the request
     return false;
@@ -740,6 +774,9 @@ bool Endpoint::post_pull_chunk(Path& path, Request& request, std::size_t lane_in
     ++totals_.pull_chunks_moved;
   }
   path.pull_bytes_in_flight += length;
+  if (writes) {
+    path.write_bytes_in_flight += length;
+  }
   totals_.pull_bytes_in_flight_peak =
       std::max(totals_.pull_bytes_in_flight_peak, path.pull_bytes_in_flight);
   transfer.ops.push_back(std::move(op));
@@ -791,13 +828,16 @@ bool Endpoint::adopt_piece(Request& request, std::unique_ptr<PieceOp> op, const 
 
 void Endpoint::on_piece(PieceOp& op, const Completion& completion) {
   op.mark_completed();
+  Path* const path = op.path();
+  if (path != nullptr) {
+    path->pull_bytes_in_flight -= op.bytes();  // it held room on its path until now
+    if (op.kind() == PieceKind::kWrite) {
+      path->write_bytes_in_flight -= op.bytes();
+    }
+  }
   if (op.request() == nullptr) {
-    Path* path = op.kind() == PieceKind::kPull ? op.path() : nullptr;
-    const std::uint64_t bytes = op.bytes();
     on_orphan_piece(op);  // may destroy `op`
     if (path != nullptr) {
-      // An orphan's read held room on its path until now.
-      path->pull_bytes_in_flight -= bytes;
       pump_pulls(*path);
     }
     return;
@@ -807,12 +847,11 @@ void Endpoint::on_piece(PieceOp& op, const Completion& completion) {
     ++traffic.errors;
   } else {
     switch (op.kind()) {
-      case PieceKind::kPull:
-      case PieceKind::kGet:
+      case PieceKind::kRead:
         traffic.bytes_received += op.bytes();
         ++traffic.chunks_received;
         break;
-      case PieceKind::kPut:
+      case PieceKind::kWrite:
         traffic.bytes_sent += op.bytes();
         ++traffic.chunks_sent;
         break;
@@ -822,23 +861,25 @@ void Endpoint::on_piece(PieceOp& op, const Completion& completion) {
   }
   Request& request = *op.request();
   Status status = completion.status;
-  if (status.ok() && (op.kind() == PieceKind::kPull || op.kind() == PieceKind::kGet)) {
+  if (status.ok()) {
     if (Peer* peer = peer_of(request.peer_); peer != nullptr) {
-      note_activity(*peer, op.rail());  // the peer's bytes came back over it
+      note_activity(*peer, op.rail());  // the peer answered over it
     }
   }
   if (status.code() == StatusCode::kUnreachable) {
     lost_message(request.peer_, op.rail(), status);
   }
-  if (op.kind() == PieceKind::kPull) {
-    Path& path = *op.path();
-    path.pull_bytes_in_flight -= op.bytes();
-    if (status.code() == StatusCode::kCanceled && request.large_) {
+  if (op.kind() == PieceKind::kFlush) {
+    if (!status.ok() && covered_by_failover(request.peer_, op.rail())) {
+      status = flush_over_failed_path(op);
+    }
+  } else if (path != nullptr) {
+    if (status.code() == StatusCode::kCanceled && op.kind() == PieceKind::kRead && request.large_) {
       request.large_->reads_reset = true;  // ended by a rail reset
     }
     if (!status.ok() && request.large_ && covered_by_failover(request.peer_, op.rail())) {
-      // Its path is down: read the piece again over another.
-      if (reread(path, request, op.offset(), op.bytes())) {
+      // Its path is down: move the chunk again over another.
+      if (reread(*path, request, op.offset(), op.bytes())) {
         status = Status();
       }
     }
@@ -847,7 +888,7 @@ void Endpoint::on_piece(PieceOp& op, const Completion& completion) {
     }
     // The path's next chunks go before this one is counted done, so its
     // request cannot finish between the two.
-    pump_pulls(path);
+    pump_pulls(*path);
   }
   piece_done(request, status);  // may destroy `op`
 }

@@ -1,5 +1,7 @@
 // One-sided transfers of a multi-rail endpoint, striped over every path to
 // the peer.
+#include <memory>
+
 #include <fmt/format.h>
 
 #include "railyard/common/detail/byte_codec.h"
@@ -72,8 +74,8 @@ RemoteMultiRegion Endpoint::import_region(PeerId peer_id, std::span<const std::b
       throw Error(fmt::format("memory key from peer {} has no key for its rail {}", peer_id.index,
                               path.remote_rail));
     }
-    region.paths_.emplace_back(
-        rails_[path.local_rail]->rail->import_region(keys[path.remote_rail]));
+    region.paths_.push_back(std::make_shared<const RemoteRegion>(
+        rails_[path.local_rail]->rail->import_region(keys[path.remote_rail])));
     if (region.paths_.back()->length() != length) {
       throw Error(
           fmt::format("memory key from peer {} covers {} bytes on its rail {} but {} "
@@ -146,51 +148,42 @@ Status Endpoint::start_rma(Request& request, RequestKind kind, const RmaLocal& l
   if (size != 0) {
     peer.split(size, pieces);
   }
-  // An unregistered buffer is registered on each rail the pieces use
-  // before anything starts, so a refused registration starts nothing.
+  std::byte* const data = local.data + local.region_offset;
   auto transfer = std::make_unique<LargeTransfer>();
   transfer->peer = peer.id;
-  std::vector<int> lease_of_rail(rails_.size(), -1);
-  if (local.region == nullptr) {
+  transfer->lease_by_rail.assign(rails_.size(), -1);
+  RmaTarget& target = transfer->rma.emplace();
+  target.regions = remote.paths_;
+  target.offset = remote_offset;
+  target.writes = kind == RequestKind::kPut;
+  // With failover, a put completes only once in the peer's memory: a path
+  // that fails later then cannot take with it writes the caller was told
+  // had completed, and a flush over the paths left still covers them all.
+  target.confirm_delivery = target.writes && peer.guarded;
+  if (local.region != nullptr) {
+    for (const auto& region : local.region->rails_) {
+      target.local_descriptors.push_back(region.descriptor());
+    }
+  } else {
+    // An unregistered buffer is registered on each rail the pieces use
+    // before anything starts, so a refused registration starts nothing.
     try {
       for (const auto& piece : pieces) {
         const std::size_t rail = peer.paths[piece.path].local_rail;
-        (void)transfer->lease_on(lease_of_rail, rail, *rails_[rail]->cache, local.data, size);
+        (void)transfer->lease_on(transfer->lease_by_rail, rail, *rails_[rail]->cache, data, size);
       }
     } catch (const Error& error) {
       return {StatusCode::kIoError,
               fmt::format("{}: registering the local buffer: {}", what, error.what())};
     }
   }
-  std::byte* const data = local.data + local.region_offset;
   request.start(kind, remote.peer_, data, size);
   request.length_ = size;
   request.large_ = std::move(transfer);
   track(request);
-
-  // Open while posting, so a piece failing at once cannot finish it early.
-  request.pending_ = 1;
-  const PieceKind piece_kind = kind == RequestKind::kPut ? PieceKind::kPut : PieceKind::kGet;
-  for (const auto& piece : pieces) {
-    const Path& path = peer.paths[piece.path];
-    Rail& rail = *rails_[path.local_rail]->rail;
-    const MutableBuffer buffer =
-        local.region != nullptr
-            ? local.region->rails_[path.local_rail].slice(local.region_offset + piece.offset,
-                                                          piece.length)
-            : request.large_->leases[static_cast<std::size_t>(lease_of_rail[path.local_rail])]
-                  .buffer(data + piece.offset, piece.length);
-    auto op = std::make_unique<PieceOp>(*this, request, path.local_rail, piece.length, piece_kind);
-    const RemoteRegion& target = *remote.paths_[piece.path];
-    const Status posted =
-        kind == RequestKind::kPut
-            ? rail.post_write(*op, path.address, buffer, target, remote_offset + piece.offset)
-            : rail.post_read(*op, path.address, buffer, target, remote_offset + piece.offset);
-    if (!adopt_piece(request, std::move(op), posted)) {
-      break;
-    }
-  }
-  piece_done(request, Status());
+  // In chunks over every path, as a rendezvous pull reads: a path that
+  // fails hands what it has not moved to the others.
+  start_lanes(peer, request, pieces);
   return {};
 }
 
@@ -214,17 +207,33 @@ Status Endpoint::flush(Request& request, const RemoteMultiRegion& remote) {
   // have landed (FI_ORDER_RAW, which every rail is opened with).
   request.pending_ = 1;
   for (const std::size_t p : peer.live) {
-    const Path& path = peer.paths[p];
+    Path& path = peer.paths[p];
     RailState& state = *rails_[path.local_rail];
     auto op = std::make_unique<PieceOp>(*this, request, path.local_rail, 1, PieceKind::kFlush);
+    op->set_path(path);
     const Status posted = state.rail->post_read(*op, path.address, state.scratch_region.slice(0, 1),
                                                 *remote.paths_[p], 0);
     if (!adopt_piece(request, std::move(op), posted)) {
       break;
     }
+    // Counted with the path's reads: a read a dead link holds is found
+    // (Endpoint::check_paths) and ended by a rail reset.
+    ++path.pull_bytes_in_flight;
   }
   piece_done(request, Status());
   return {};
+}
+
+Status Endpoint::flush_over_failed_path(const PieceOp& op) const {
+  const Rail& rail = *rails_[op.rail()]->rail;
+  if (rail.confirms_writes()) {
+    return {};
+  }
+  return {StatusCode::kIoError,
+          fmt::format("flush: the path over rail {} went down during the flush, and provider {} "
+                      "does not confirm delivery of writes (FI_DELIVERY_COMPLETE): writes that "
+                      "completed over it may not have reached the peer",
+                      rail.name(), rail.limits().provider)};
 }
 
 }  // namespace railyard::mrail

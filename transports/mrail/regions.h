@@ -3,7 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <vector>
 
 #include "railyard/transports/mrail/peer_id.h"
@@ -37,7 +37,9 @@ class RemoteMultiRegion {
   friend class Endpoint;
   PeerId peer_;
   std::uint64_t length_ = 0;
-  std::vector<std::optional<RemoteRegion>> paths_;  // by path index
+  // By path index; shared with the transfers under way to it, which may
+  // outlive this object.
+  std::vector<std::shared_ptr<const RemoteRegion>> paths_;
 };
 
 }  // namespace railyard::mrail

@@ -71,16 +71,22 @@ bool decode_header(std::span<const std::byte> message, Header& header, std::stri
     return false;
   }
   header.type = static_cast<MessageType>(type);
-  if ((header.flags & ~(kFlagTagged | kFlagRevokeKeys)) != 0) {
+  if ((header.flags & ~(kFlagTagged | kFlagRevokeKeys | kFlagWritesInFlight)) != 0) {
     error = fmt::format(
-        "unknown flags 0x{:02x}, expected only 0x{:02x} (tagged) and 0x{:02x} "
-        "(revoke keys)",
-        header.flags, kFlagTagged, kFlagRevokeKeys);
+        "unknown flags 0x{:02x}, expected only 0x{:02x} (tagged), 0x{:02x} (revoke keys) and "
+        "0x{:02x} (writes in flight)",
+        header.flags, kFlagTagged, kFlagRevokeKeys, kFlagWritesInFlight);
     return false;
   }
   if ((header.flags & kFlagRevokeKeys) != 0 && header.type != MessageType::kFin) {
     error = fmt::format("flag 0x{:02x} (revoke keys) on a message of type {}, not a FIN",
                         kFlagRevokeKeys, type);
+    return false;
+  }
+  if ((header.flags & kFlagWritesInFlight) != 0 && header.type != MessageType::kRailReset) {
+    error = fmt::format(
+        "flag 0x{:02x} (writes in flight) on a message of type {}, not a rail reset notice",
+        kFlagWritesInFlight, type);
     return false;
   }
   if (header.path_rail >= kMaxRails || header.ack_rail >= kMaxRails) {

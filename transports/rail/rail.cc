@@ -344,7 +344,7 @@ Status Rail::check_remote(const char* what, std::size_t size, const RemoteRegion
 }
 
 Status Rail::post_write(RailOp& op, RailPeer peer, ConstBuffer source, const RemoteRegion& target,
-                        std::uint64_t offset) {
+                        std::uint64_t offset, bool confirm_delivery) {
   if (auto status = check_remote("RMA write", source.size, target, offset); !status.ok()) {
     return status;
   }
@@ -355,7 +355,8 @@ Status Rail::post_write(RailOp& op, RailPeer peer, ConstBuffer source, const Rem
                             .length = source.size,
                             .descriptor = source.descriptor,
                             .remote_address = target.address(offset),
-                            .remote_key = target.key()});
+                            .remote_key = target.key(),
+                            .confirm_delivery = confirm_delivery && confirms_writes_});
 }
 
 Status Rail::post_read(RailOp& op, RailPeer peer, MutableBuffer destination,
@@ -441,6 +442,9 @@ long Rail::issue(const PendingPost& post) noexcept {
       return fi_trecv(ep, buffer, post.length, post.descriptor, FI_ADDR_UNSPEC, post.tag,
                       post.ignore, context);
     case OpKind::kWrite:
+      if (post.confirm_delivery && confirms_writes_) {
+        return write_confirmed(post, buffer, context);
+      }
       return fi_write(ep, buffer, post.length, post.descriptor, post.peer, post.remote_address,
                       post.remote_key, context);
     case OpKind::kRead:
@@ -448,6 +452,34 @@ long Rail::issue(const PendingPost& post) noexcept {
                      post.remote_key, context);
   }
   return -FI_EINVAL;
+}
+
+long Rail::write_confirmed(const PendingPost& post, void* buffer, void* context) noexcept {
+  fid_ep* ep = endpoint_.get();
+  iovec local{buffer, post.length};
+  void* descriptor = post.descriptor;
+  fi_rma_iov remote{post.remote_address, post.length, post.remote_key};
+  const fi_msg_rma message{.msg_iov = &local,
+                           .desc = &descriptor,
+                           .iov_count = 1,
+                           .addr = post.peer,
+                           .rma_iov = &remote,
+                           .rma_iov_count = 1,
+                           .context = context,
+                           .data = 0};
+  const long rc = fi_writemsg(ep, &message, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+  if (rc != -FI_EBADFLAGS) {
+    return rc;
+  }
+  // Said once, at info level: a failover then cannot vouch for writes that
+  // completed over a path that fails (docs/architecture.md, "Rail failover").
+  confirms_writes_ = false;
+  log::info(
+      "rail {}: provider {} refuses FI_DELIVERY_COMPLETE on RMA writes; writes complete once "
+      "sent",
+      name_, limits_.provider);
+  return fi_write(ep, buffer, post.length, post.descriptor, post.peer, post.remote_address,
+                  post.remote_key, context);
 }
 
 void Rail::drain(std::deque<PendingPost>& backlog) {

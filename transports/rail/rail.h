@@ -67,6 +67,9 @@ class Rail {
   Rail& operator=(Rail&&) = delete;
 
   [[nodiscard]] const RailLimits& limits() const noexcept { return limits_; }
+  // Whether a write asked to confirm delivery does (false once the provider
+  // refused FI_DELIVERY_COMPLETE; the write then went without it).
+  [[nodiscard]] bool confirms_writes() const noexcept { return confirms_writes_; }
   // The rail's address as the provider prints it: "fi_sockaddr_in://127.0.0.1:40123".
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
   // The address blob peers insert to reach this rail.
@@ -106,9 +109,13 @@ class Rail {
   [[nodiscard]] Status inject(RailPeer peer, ConstBuffer source);
   [[nodiscard]] Status tagged_inject(RailPeer peer, ConstBuffer source, std::uint64_t tag);
   // One-sided transfers between local memory and bytes [offset, offset + size)
-  // of a peer's region.
+  // of a peer's region. A write asked to confirm delivery completes only
+  // once its bytes are in the peer's memory (FI_DELIVERY_COMPLETE), where
+  // the provider can tell (confirms_writes()); else, as every write does by
+  // default, once the provider no longer needs the source.
   [[nodiscard]] Status post_write(RailOp& op, RailPeer peer, ConstBuffer source,
-                                  const RemoteRegion& target, std::uint64_t offset);
+                                  const RemoteRegion& target, std::uint64_t offset,
+                                  bool confirm_delivery = false);
   [[nodiscard]] Status post_read(RailOp& op, RailPeer peer, MutableBuffer destination,
                                  const RemoteRegion& source, std::uint64_t offset);
 
@@ -198,6 +205,7 @@ class Rail {
     std::uint64_t remote_address = 0;
     std::uint64_t remote_key = 0;
     bool inject = false;
+    bool confirm_delivery = false;         // a write: FI_DELIVERY_COMPLETE
     std::vector<std::byte> inject_copy{};  // an inject's bytes, owned while deferred
     std::chrono::steady_clock::time_point deferred_at{};
   };
@@ -208,6 +216,7 @@ class Rail {
                                     std::uint64_t offset) const;
   [[nodiscard]] Status submit(PendingPost post, std::deque<PendingPost>& backlog);
   [[nodiscard]] long issue(const PendingPost& post) noexcept;
+  [[nodiscard]] long write_confirmed(const PendingPost& post, void* buffer, void* context) noexcept;
   void drain(std::deque<PendingPost>& backlog);
   void fail_deferred(const PendingPost& post, Status status);
   // Hands a deferred post that was never issued its completion, delivered
@@ -259,6 +268,7 @@ class Rail {
   // endpoint held as canceled, others drop it silently).
   std::optional<std::string> resetting_;
   bool in_progress_ = false;
+  bool confirms_writes_ = true;
   PostFailureHandler post_failure_;
   // The first exception an on_complete threw during this progress(), held
   // until the batch is delivered.

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "railyard/common/detail/log.h"
+#include "railyard/transports/rail/detail/connection_abort.h"
 #include "railyard/transports/rail/rail.h"
 
 namespace railyard {
@@ -48,6 +49,9 @@ Status Rail::reset(std::string_view why) {
   // so is what it finished while closing (issue() defers posts while there
   // is no endpoint). What it flushes as canceled reads as ended by the reset.
   (void)progress();
+  // Its connections end now: what their send queues hold never leaves.
+  const std::size_t aborted = detail::abort_connections(wait_fd());
+  log::info("rail {}: {} connection(s) aborted before the endpoint closes", name_, aborted);
   resetting_ = std::string(why);
   endpoint_.close();
   try {

@@ -82,9 +82,11 @@ class Endpoint::TxSlot final : public RailOp {
   std::byte* data_;
 };
 
-enum class PieceKind : std::uint8_t { kPull, kPut, kGet, kFlush };
+// A chunk of a lane (LargeTransfer::PullLane), read (a rendezvous pull or a
+// get) or written (a put); or one read of a flush.
+enum class PieceKind : std::uint8_t { kRead, kWrite, kFlush };
 
-// One RMA piece of a rendezvous pull or an RMA request.
+// One RMA operation of a rendezvous pull, an RMA request or a flush.
 class Endpoint::PieceOp final : public RailOp {
  public:
   PieceOp(Endpoint& endpoint, Request& request, std::size_t rail, std::uint64_t bytes,
@@ -103,10 +105,11 @@ class Endpoint::PieceOp final : public RailOp {
   void mark_completed() noexcept { completed_ = true; }
   [[nodiscard]] std::size_t rail() const noexcept { return rail_; }
   [[nodiscard]] std::uint64_t bytes() const noexcept { return bytes_; }
-  // Where a pull's piece starts in the message.
+  // Where a lane's chunk starts in the transfer.
   [[nodiscard]] std::uint64_t offset() const noexcept { return offset_; }
   [[nodiscard]] PieceKind kind() const noexcept { return kind_; }
-  // A pull's piece: the path it reads over (a peer's paths never move).
+  // The path it goes over (a peer's paths never move), whose window it
+  // holds room in while in flight (Path::pull_bytes_in_flight).
   [[nodiscard]] Path* path() const noexcept { return path_; }
   void set_path(Path& path) noexcept { path_ = &path; }
 
@@ -163,6 +166,8 @@ struct Endpoint::RailState {
   RailTraffic traffic;
   // Why the rail is to be reset, once one is scheduled (Endpoint::reset_rails).
   std::optional<std::string> reset_due;
+  // Reset even with no read or write held on it (Endpoint::reset_rail).
+  bool reset_required = false;
   // The host rail's /dev/shm region, removed if a fatal signal ends us.
   std::unique_ptr<shm::RegionGuard> region_guard;
   // Last, so it closes first: nothing it still references goes before it.
@@ -173,16 +178,32 @@ struct Endpoint::RailState {
 
 namespace railyard::mrail {
 
+// A put's or get's target, kept so that a path that fails can hand its share
+// to another: the peer's region on each of its paths (shared: the request
+// does not depend on the caller's RemoteMultiRegion), the offset of byte 0
+// of the transfer in it, and the local region's descriptor on each rail
+// (empty for a buffer leased from the registration cache).
+struct RmaTarget {
+  std::vector<std::shared_ptr<const RemoteRegion>> regions;  // by path index
+  std::uint64_t offset = 0;
+  std::vector<void*> local_descriptors;  // by rail
+  bool writes = false;                   // a put
+  // Writes complete only once in the peer's memory (FI_DELIVERY_COMPLETE):
+  // a path that fails afterwards cannot lose them (Endpoint::start_rma).
+  bool confirm_delivery = false;
+};
+
 // What a rendezvous or RMA request holds while in flight.
 struct LargeTransfer {
-  // One path's share of a pull: read in chunks of at most the path's
-  // pull_chunk, posted while the path has room (Endpoint::pump_pulls).
+  // One path's share of a pull, a get or a put: read (written, for a put)
+  // in chunks of at most the path's pull_chunk, posted while the path has
+  // room (Endpoint::pump_pulls).
   struct PullLane {
     std::size_t path = 0;  // in the peer's paths
     std::size_t rail = 0;  // local rail
     RailPeer address;
     std::uint64_t chunk = 0;       // bytes per read (Path::pull_chunk); 0: the share whole
-    std::size_t lease = 0;         // index in `leases`
+    void* descriptor = nullptr;    // of the local buffer's registration on `rail`
     std::size_t remote = 0;        // index in `remotes`
     std::uint64_t key_offset = 0;  // the remote key's offset of message byte 0
     std::uint64_t next = 0;        // the message offset of the next chunk to post
@@ -237,8 +258,9 @@ struct LargeTransfer {
   std::vector<RtsBody::Key> keys;
   std::vector<int> lease_by_rail;
   std::vector<RegistrationCache::Lease> leases;
-  std::vector<RemoteRegion> remotes;
+  std::vector<std::shared_ptr<const RemoteRegion>> remotes;
   std::vector<PullLane> lanes;
+  std::optional<RmaTarget> rma;              // a put's or get's
   std::vector<std::unique_ptr<RailOp>> ops;  // each an Endpoint::PieceOp
   // Once orphaned (its request destroyed in flight): the ops the provider
   // has not completed yet.

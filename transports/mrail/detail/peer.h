@@ -57,13 +57,18 @@ struct Path {
   std::size_t local_rail = 0;
   std::size_t remote_rail = 0;
   RailPeer address;  // the peer's rail in our local rail's address vector
-  // Rendezvous reads on this path, across all messages from the peer: the
-  // bytes asked for and not yet read, and the lanes waiting for room, first
-  // come first served (Endpoint::pump_pulls). The peer answers each read on
+  // One-sided transfers on this path, across all messages from the peer
+  // and RMA requests to it (rendezvous reads, a get's reads, a put's writes,
+  // a flush's one-byte reads): the bytes posted and not yet completed, and
+  // the lanes waiting for room, first come first served
+  // (Endpoint::pump_pulls). The peer answers each read on
   // its end of this path's connection, and its own messages to us wait
   // behind the answers it has queued: bounding them keeps its requests,
   // reads and FINs moving while many large messages are in flight.
   std::uint64_t pull_bytes_in_flight = 0;
+  // Of those, a put's writes: a rail reset with some posted tells the peer
+  // (kFlagWritesInFlight).
+  std::uint64_t write_bytes_in_flight = 0;
   std::deque<PullTurn> waiting_pulls;
   // How a pull reads over it, set as the peer is inserted: reads of at most
   // pull_chunk bytes (0: a share whole), pull_window bytes of them in flight

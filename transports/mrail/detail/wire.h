@@ -34,6 +34,12 @@ inline constexpr std::uint8_t kFlagTagged = 0x1;
 // On a FIN: a read of the transfer was ended by a rail reset, and its request
 // may still reach the sender; the sender revokes the buffer's registration.
 inline constexpr std::uint8_t kFlagRevokeKeys = 0x2;
+// On a rail reset notice: RMA writes to the receiver were in flight over the
+// reset rail. Their packets may still be held on the way (a NIC's queue
+// during a link flap) and would land through the receiver's end of the
+// broken connection, after the writes were made again and completed; the
+// receiver resets its own end of the path (docs/architecture.md).
+inline constexpr std::uint8_t kFlagWritesInFlight = 0x4;
 
 // Every message starts with this header:
 //   0 u8 type, 1 u8 flags, 2 u8 magic 'R', 3 u8 version, 4 u32 seq,
