@@ -198,6 +198,7 @@ int run(int argc, char** argv) {
   std::size_t latency_iterations = MeasureSettings{}.latency_iterations;
   bool communicator = false;
   bool bidirectional = false;
+  std::string rma = "none";
   std::string providers = default_provider();
   Hosts hosts;
   hosts.netns_a = env::get_or("RAILYARD_NETNS_A", "");
@@ -275,11 +276,25 @@ int run(int argc, char** argv) {
                "beside the endpoint it is built on");
   app.add_flag("--bidirectional", bidirectional,
                "both sides send a window at once (as osu_bibw); bandwidth is both directions' sum");
+  app.add_option("--rma", rma,
+                 "put or get: railyard's subjects move each window by RMA into or out of the "
+                 "other side's registered buffer, flushed once per window (as osu_put_bw, "
+                 "osu_get_bw); no latency is measured for them. The baselines still send "
+                 "messages: the rails' capacity the RMA is compared with")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   MeasureSettings settings;
   settings.window = window;
   settings.bidirectional = bidirectional;
+  if (rma == "put" || rma == "get") {
+    settings.rma = rma == "put" ? RmaMode::kPut : RmaMode::kGet;
+    if (communicator) {
+      throw ConfigError("--rma", rma, "expected no --communicator with it (windows are not timed)");
+    }
+  } else if (rma != "none") {
+    throw ConfigError("--rma", rma, "expected put, get or none");
+  }
   settings.latency_iterations = latency_iterations;
   settings.timeout = std::chrono::seconds(timeout_s);
   if (!sizes_flag.empty()) {
@@ -405,10 +420,15 @@ int run(int argc, char** argv) {
   std::cout << fmt::format("# command: {}\n", invoked);
   std::cout << fmt::format(
       "# railyard-mrail-bench: {} rails; host a {} [{}], host b {} [{}]; "
-      "window {}{}\n#\n",
+      "window {}{}{}\n#\n",
       hosts.rails_a.size(), hosts.netns_a.empty() ? "(this host)" : hosts.netns_a, rails_a,
       hosts.netns_b.empty() ? "(this host)" : hosts.netns_b, rails_b, window,
-      bidirectional ? "; bidirectional: bandwidth is the sum of both directions" : "");
+      bidirectional ? "; bidirectional: bandwidth is the sum of both directions" : "",
+      settings.rma == RmaMode::kNone
+          ? ""
+          : fmt::format("; railyard's subjects by RMA {} (flushed per window), baselines by "
+                        "messages",
+                        rma));
   // Every round measures every subject once; rounds interleave so a noisy
   // stretch of time spreads over all subjects. Each round starts at another
   // subject (round r at the (r * n / rounds)-th of n), so that no subject is
@@ -435,7 +455,9 @@ int run(int argc, char** argv) {
       }
       const auto limit = std::chrono::seconds(ofi_mrail ? ofi_mrail_limit_s : subject_limit_s);
       MeasureSettings subject_settings = settings;
-      subject_settings.latency = subject.kind != Subject::Kind::kParallelRails;
+      subject_settings.latency =
+          subject.kind != Subject::Kind::kParallelRails &&
+          !(settings.rma != RmaMode::kNone && subject.kind == Subject::Kind::kRailyard);
       std::cerr << fmt::format("railyard-mrail-bench: round {}/{}: {}\n", round + 1, rounds,
                                subject.name);
       results[index] = run_subject(subject, hosts, subject_settings, limit);
@@ -563,6 +585,7 @@ int run(int argc, char** argv) {
     out["command"] = invoked;
     out["window"] = window;
     out["bidirectional"] = bidirectional;
+    out["rma"] = rma;
     out["rails_a"] = hosts.rails_a;
     out["rails_b"] = hosts.rails_b;
     for (const auto& result : results) {

@@ -8,7 +8,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr std::uint64_t kPing = 1;
-constexpr std::uint64_t kData = 2;
+constexpr std::uint64_t kData = kDataTag;
 constexpr std::uint64_t kAck = 3;
 // osu_latency's boundary between small and large messages.
 constexpr std::uint64_t kSmallLatencySize = 8192;

@@ -15,6 +15,13 @@ struct Measurement {
   double bandwidth_mbps = -1;  // MB/s (10^6 bytes/s); both directions summed when bidirectional
 };
 
+// The tag of the bandwidth windows' transfers (the others pace the two
+// sides): what an RMA subject moves one-sided (RmaTransport).
+inline constexpr std::uint64_t kDataTag = 2;
+
+// What an RMA subject's window transfers are (--rma).
+enum class RmaMode : std::uint8_t { kNone, kPut, kGet };
+
 struct MeasureSettings {
   std::vector<std::uint64_t> sizes;
   std::size_t window = 64;                   // transfers in flight per bandwidth window, as osu_bw
@@ -35,6 +42,8 @@ struct MeasureSettings {
   // bandwidth is the sum of both directions: what a collective moving data
   // both ways (an allreduce between two hosts) can get at most.
   bool bidirectional = false;
+  // railyard's subjects move the windows by RMA instead of messages.
+  RmaMode rma = RmaMode::kNone;
 
   // Slots the bandwidth windows use; the latency and acknowledgement slots
   // follow them.

@@ -19,6 +19,7 @@
 #include "railyard/transports/rail/rail_options.h"
 #include "railyard_tools/forked_peer.h"
 #include "railyard_tools/network_namespace.h"
+#include "rma_transport.h"
 
 namespace railyard::bench {
 namespace {
@@ -44,6 +45,9 @@ std::unique_ptr<BenchTransport> make_transport(const Subject& subject,
       mrail::Options options = mrail::Options::from_environment();
       options.rails = rails;
       options.policies = mrail::PolicyTable::parse("--policies", subject.policy_table);
+      if (settings.rma != RmaMode::kNone) {
+        return std::make_unique<RmaTransport>(std::move(options), settings.rma, largest, slots);
+      }
       return std::make_unique<MrailTransport>(std::move(options), largest, slots);
     }
     case Subject::Kind::kCommunicator:
