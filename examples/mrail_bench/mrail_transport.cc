@@ -44,12 +44,14 @@ void MrailTransport::wait_all(std::chrono::milliseconds timeout) {
       timeout, "railyard");
 }
 
-std::vector<RailBytes> MrailTransport::rail_bytes() const {
+std::vector<RailBytes> rail_bytes_of(const mrail::Endpoint& endpoint) {
   std::vector<RailBytes> out;
-  for (const auto& rail : endpoint_.counters().rails) {
+  for (const auto& rail : endpoint.counters().rails) {
     out.push_back(RailBytes{rail.name, rail.bytes_sent, rail.bytes_received});
   }
   return out;
 }
+
+std::vector<RailBytes> MrailTransport::rail_bytes() const { return rail_bytes_of(endpoint_); }
 
 }  // namespace railyard::bench

@@ -8,6 +8,9 @@
 
 namespace railyard::bench {
 
+// Bytes each of the endpoint's rails carried, for a subject's report.
+[[nodiscard]] std::vector<RailBytes> rail_bytes_of(const mrail::Endpoint& endpoint);
+
 class MrailTransport final : public BenchTransport {
  public:
   MrailTransport(mrail::Options options, std::size_t max_size, std::size_t slots);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "mrail_transport.h"
 #include "wait_posted.h"
 
 namespace railyard::bench {
@@ -100,30 +101,21 @@ void RmaTransport::wait_all(std::chrono::milliseconds timeout) {
   }
   // The window's end, told and awaited by message.
   const std::size_t slot = requests_.size() - 1;
-  if (std::exchange(window_sent_, false)) {
-    Status status = endpoint_.send(requests_[slot], peer_, nullptr, 0, kWindowDoneTag);
-    if (!status.ok()) {
-      throw std::runtime_error("railyard RMA: " + status.to_string());
+  const auto window_end = [&](const Status& posted) {
+    if (!posted.ok()) {
+      throw std::runtime_error("railyard RMA: " + posted.to_string());
     }
     posted_.push_back(slot);
     wait_posted(posted_, requests_, progress_until, timeout, "railyard RMA window end");
+  };
+  if (std::exchange(window_sent_, false)) {
+    window_end(endpoint_.send(requests_[slot], peer_, nullptr, 0, kWindowDoneTag));
   }
   if (std::exchange(window_awaited_, false)) {
-    Status status = endpoint_.recv(requests_[slot], peer_, nullptr, 0, kWindowDoneTag);
-    if (!status.ok()) {
-      throw std::runtime_error("railyard RMA: " + status.to_string());
-    }
-    posted_.push_back(slot);
-    wait_posted(posted_, requests_, progress_until, timeout, "railyard RMA window end");
+    window_end(endpoint_.recv(requests_[slot], peer_, nullptr, 0, kWindowDoneTag));
   }
 }
 
-std::vector<RailBytes> RmaTransport::rail_bytes() const {
-  std::vector<RailBytes> out;
-  for (const auto& rail : endpoint_.counters().rails) {
-    out.push_back(RailBytes{rail.name, rail.bytes_sent, rail.bytes_received});
-  }
-  return out;
-}
+std::vector<RailBytes> RmaTransport::rail_bytes() const { return rail_bytes_of(endpoint_); }
 
 }  // namespace railyard::bench

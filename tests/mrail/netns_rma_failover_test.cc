@@ -27,6 +27,7 @@
 
 #include <fmt/format.h>
 
+#include "netns_failover.h"
 #include "netns_hosts.h"
 #include "pattern.h"
 #include "railyard/transports/mrail/endpoint.h"
@@ -35,7 +36,7 @@
 namespace railyard::mrail {
 namespace {
 
-using testing::comma_list;
+using testing::check;
 using testing::enter_namespace;
 using testing::fill_pattern;
 using testing::first_mismatch;
@@ -45,8 +46,6 @@ using tools::Pipe;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::chrono::seconds kTimeout{120};
-constexpr auto kRailTimeout = std::chrono::milliseconds(2000);
-constexpr auto kRailRetry = std::chrono::milliseconds(500);
 // The pattern of the bytes the transfer moves, and what the buffer it
 // wrote into holds once it has completed: a late chunk would overwrite it.
 constexpr std::uint64_t kPayload = 1;
@@ -55,28 +54,6 @@ constexpr std::uint64_t kAfterwards = 999;
 // (a to b) and "the checks are done" (b to a).
 constexpr std::uint64_t kDoneTag = 9;
 constexpr std::uint64_t kCheckedTag = 10;
-
-std::size_t transfer_bytes() {
-  const std::string mib = netns_variable("RAILYARD_FAILOVER_TRANSFER_MIB");
-  return (mib.empty() ? std::size_t{256} : std::stoul(mib)) << 20;
-}
-
-// An endpoint on the host's first `rails` rails, striping everything.
-Options options_for(const char* rails_variable, std::size_t rails) {
-  Options options;
-  options.rails = comma_list(netns_variable(rails_variable));
-  options.rails.resize(rails);
-  options.policies = PolicyTable::parse("policy", "-1:striping");
-  options.rail_timeout = kRailTimeout;
-  options.rail_retry = kRailRetry;
-  return options;
-}
-
-void check(bool condition, const std::string& what) {
-  if (!condition) {
-    throw std::runtime_error(what);
-  }
-}
 
 bool every_path_up(const Endpoint& endpoint) {
   const EndpointCounters counters = endpoint.counters();
@@ -113,8 +90,7 @@ std::uint64_t moved_on(const Endpoint& endpoint, bool put, std::size_t first_rai
 class NetnsRmaFailover : public ::testing::TestWithParam<std::tuple<bool, std::size_t>> {
  protected:
   void SetUp() override {
-    if (netns_variable("RAILYARD_NETNS_B").empty() ||
-        comma_list(netns_variable("RAILYARD_RAILS_B")).size() < 4) {
+    if (!testing::four_emulated_rails()) {
       GTEST_SKIP() << "needs 4 emulated rails: run through scripts/netns-rails.sh --rails 4 as "
                       "root";
     }
@@ -125,7 +101,7 @@ TEST_P(NetnsRmaFailover, ATransferDuringWhichRailsGoDownCompletesOnTheRailsLeft)
   // (Not a structured binding: the forked peers' lambdas capture them.)
   const bool put = std::get<0>(GetParam());
   const std::size_t dead = std::get<1>(GetParam());
-  const std::size_t size = transfer_bytes();
+  const std::size_t size = testing::failover_transfer_bytes();
   int link[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, link), 0);
   // Host b holds the window: first over the rails that stay up alone (the
@@ -137,7 +113,7 @@ TEST_P(NetnsRmaFailover, ATransferDuringWhichRailsGoDownCompletesOnTheRailsLeft)
     std::vector<std::byte> window(size);
     for (const std::size_t rails : {4 - dead, std::size_t{4}}) {
       fill_pattern(window, put ? kAfterwards : kPayload);
-      Endpoint endpoint(options_for("RAILYARD_RAILS_B", rails));
+      Endpoint endpoint(testing::failover_options("RAILYARD_RAILS_B", rails));
       peer.send(endpoint.address());
       const PeerId origin = endpoint.insert_peer(peer.receive(kTimeout));
       const MultiRegion region = endpoint.register_memory(window.data(), window.size());
@@ -183,7 +159,7 @@ TEST_P(NetnsRmaFailover, ATransferDuringWhichRailsGoDownCompletesOnTheRailsLeft)
     std::vector<long long> took;
     for (const std::size_t rails : {4 - dead, std::size_t{4}}) {
       fill_pattern(local, put ? kPayload : kAfterwards);
-      Endpoint endpoint(options_for("RAILYARD_RAILS_A", rails));
+      Endpoint endpoint(testing::failover_options("RAILYARD_RAILS_A", rails));
       const PeerId target_id = endpoint.insert_peer(peer.receive(kTimeout));
       peer.send(endpoint.address());
       const RemoteMultiRegion window = endpoint.import_region(target_id, peer.receive(kTimeout));
@@ -282,7 +258,7 @@ TEST_P(NetnsRmaFailover, ATransferDuringWhichRailsGoDownCompletesOnTheRailsLeft)
   // The done-when bound: detection (the rail timeout) plus what the rails
   // left need for the whole transfer, with 250 ms for the probe round and
   // the reset itself.
-  EXPECT_LE(failover_ms, kRailTimeout.count() + baseline_ms + 250)
+  EXPECT_LE(failover_ms, testing::kFailoverRailTimeout.count() + baseline_ms + 250)
       << "failover transfer against the " << 4 - dead << "-rail baseline";
   EXPECT_GT(on_returned, 0U) << "the rails that came back carried nothing";
   std::printf(
@@ -290,7 +266,7 @@ TEST_P(NetnsRmaFailover, ATransferDuringWhichRailsGoDownCompletesOnTheRailsLeft)
       "rails alone: %lld ms; bound %lld ms = rail timeout + that + 250); then %llu bytes of the "
       "next transfer over the returned rails\n",
       size >> 20, put ? "put" : "get", dead, failover_ms, 4 - dead, baseline_ms,
-      kRailTimeout.count() + baseline_ms + 250, on_returned);
+      testing::kFailoverRailTimeout.count() + baseline_ms + 250, on_returned);
   EXPECT_EQ(target.wait(kTimeout), 0);
   EXPECT_EQ(origin.wait(kTimeout), 0);
 }

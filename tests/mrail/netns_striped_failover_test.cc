@@ -26,16 +26,16 @@
 
 #include <fmt/format.h>
 
+#include "netns_failover.h"
 #include "netns_hosts.h"
 #include "pattern.h"
-#include "railyard/common/detail/parse.h"
 #include "railyard/transports/mrail/endpoint.h"
 #include "railyard_tools/forked_peer.h"
 
 namespace railyard::mrail {
 namespace {
 
-using testing::comma_list;
+using testing::check;
 using testing::enter_namespace;
 using testing::fill_pattern;
 using testing::first_mismatch;
@@ -45,27 +45,9 @@ using tools::Pipe;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::chrono::seconds kTimeout{120};
-constexpr auto kRailTimeout = std::chrono::milliseconds(2000);
-constexpr auto kRailRetry = std::chrono::milliseconds(500);
 // What the receive buffer holds once the transfer has completed: a late
 // read would overwrite it with the sender's pattern.
 constexpr std::uint64_t kAfterwards = 999;
-
-std::size_t transfer_bytes() {
-  const std::string mib = netns_variable("RAILYARD_FAILOVER_TRANSFER_MIB");
-  return (mib.empty() ? std::size_t{256} : std::stoul(mib)) << 20;
-}
-
-// An endpoint on the host's first `rails` rails, striping everything.
-Options options_for(const char* rails_variable, std::size_t rails) {
-  Options options;
-  options.rails = comma_list(netns_variable(rails_variable));
-  options.rails.resize(rails);
-  options.policies = PolicyTable::parse("policy", "-1:striping");
-  options.rail_timeout = kRailTimeout;
-  options.rail_retry = kRailRetry;
-  return options;
-}
 
 std::string path_report(const EndpointCounters& counters) {
   std::string out;
@@ -76,18 +58,11 @@ std::string path_report(const EndpointCounters& counters) {
   return out;
 }
 
-void check(bool condition, const std::string& what) {
-  if (!condition) {
-    throw std::runtime_error(what);
-  }
-}
-
 // The parameter: how many rails (the last ones) go down.
 class NetnsStripedFailover : public ::testing::TestWithParam<std::size_t> {
  protected:
   void SetUp() override {
-    if (netns_variable("RAILYARD_NETNS_B").empty() ||
-        comma_list(netns_variable("RAILYARD_RAILS_B")).size() < 4) {
+    if (!testing::four_emulated_rails()) {
       GTEST_SKIP() << "needs 4 emulated rails: run through scripts/netns-rails.sh --rails 4 as "
                       "root";
     }
@@ -96,7 +71,7 @@ class NetnsStripedFailover : public ::testing::TestWithParam<std::size_t> {
 
 TEST_P(NetnsStripedFailover, ATransferDuringWhichRailsGoDownCompletesOnTheRailsLeft) {
   const std::size_t dead = GetParam();
-  const std::size_t size = transfer_bytes();
+  const std::size_t size = testing::failover_transfer_bytes();
   int link[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, link), 0);
   // Host b receives: first over the rails that stay up alone (the baseline),
@@ -108,7 +83,7 @@ TEST_P(NetnsStripedFailover, ATransferDuringWhichRailsGoDownCompletesOnTheRailsL
     enter_namespace(netns_variable("RAILYARD_NETNS_B"));
     std::vector<std::byte> buffer(size);
     for (const std::size_t rails : {4 - dead, std::size_t{4}}) {
-      Endpoint endpoint(options_for("RAILYARD_RAILS_B", rails));
+      Endpoint endpoint(testing::failover_options("RAILYARD_RAILS_B", rails));
       peer.send(endpoint.address());
       const PeerId sender = endpoint.insert_peer(peer.receive(kTimeout));
       Request recv;
@@ -180,7 +155,7 @@ TEST_P(NetnsStripedFailover, ATransferDuringWhichRailsGoDownCompletesOnTheRailsL
     fill_pattern(payload, 1);
     std::vector<long long> took;
     for (const std::size_t rails : {4 - dead, std::size_t{4}}) {
-      Endpoint endpoint(options_for("RAILYARD_RAILS_A", rails));
+      Endpoint endpoint(testing::failover_options("RAILYARD_RAILS_A", rails));
       const PeerId receiver_id = endpoint.insert_peer(peer.receive(kTimeout));
       peer.send(endpoint.address());
       Request send;
@@ -274,7 +249,7 @@ TEST_P(NetnsStripedFailover, ATransferDuringWhichRailsGoDownCompletesOnTheRailsL
   // The done-when bound: detection (the rail timeout) plus what the rails
   // left need for the whole transfer, with 250 ms for the probe round and
   // the reset itself.
-  EXPECT_LE(failover_ms, kRailTimeout.count() + baseline_ms + 250)
+  EXPECT_LE(failover_ms, testing::kFailoverRailTimeout.count() + baseline_ms + 250)
       << "failover transfer against the " << 4 - dead << "-rail baseline";
   EXPECT_GT(on_returned, 0U) << "the rails that came back carried nothing";
   std::printf(
@@ -282,7 +257,7 @@ TEST_P(NetnsStripedFailover, ATransferDuringWhichRailsGoDownCompletesOnTheRailsL
       "%lld ms; bound %lld ms = rail timeout + that + 250); links up to every rail back: %lld ms, "
       "then %llu bytes of the next transfer over the returned rails\n",
       size >> 20, dead, failover_ms, 4 - dead, baseline_ms,
-      kRailTimeout.count() + baseline_ms + 250, back_ms, on_returned);
+      testing::kFailoverRailTimeout.count() + baseline_ms + 250, back_ms, on_returned);
   EXPECT_EQ(receiver.wait(kTimeout), 0);
   EXPECT_EQ(sender.wait(kTimeout), 0);
 }
