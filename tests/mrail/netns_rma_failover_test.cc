@@ -38,6 +38,7 @@ namespace {
 
 using testing::check;
 using testing::enter_namespace;
+using testing::every_path_up;
 using testing::fill_pattern;
 using testing::first_mismatch;
 using testing::netns_variable;
@@ -55,12 +56,6 @@ constexpr std::uint64_t kAfterwards = 999;
 constexpr std::uint64_t kDoneTag = 9;
 constexpr std::uint64_t kCheckedTag = 10;
 
-bool every_path_up(const Endpoint& endpoint) {
-  const EndpointCounters counters = endpoint.counters();
-  return std::all_of(counters.paths.begin(), counters.paths.end(),
-                     [](const PathTraffic& path) { return path.up; });
-}
-
 // A one-byte message on `tag`, sent or awaited.
 void signal(Endpoint& endpoint, PeerId peer, std::uint64_t tag) {
   std::byte byte{1};
@@ -75,7 +70,7 @@ void await(Endpoint& endpoint, PeerId peer, std::uint64_t tag) {
   check(endpoint.wait(recv, kTimeout) && recv.status().ok(), "a pacing message did not arrive");
 }
 
-// The bytes the last `returned` rails moved for a's transfers so far.
+// The bytes rails `first_rail` and after moved for a's transfers so far.
 std::uint64_t moved_on(const Endpoint& endpoint, bool put, std::size_t first_rail) {
   std::uint64_t bytes = 0;
   const EndpointCounters counters = endpoint.counters();
@@ -87,15 +82,7 @@ std::uint64_t moved_on(const Endpoint& endpoint, bool put, std::size_t first_rai
 
 // The parameters: put (true) or get, and how many rails (the last ones) go
 // down.
-class NetnsRmaFailover : public ::testing::TestWithParam<std::tuple<bool, std::size_t>> {
- protected:
-  void SetUp() override {
-    if (!testing::four_emulated_rails()) {
-      GTEST_SKIP() << "needs 4 emulated rails: run through scripts/netns-rails.sh --rails 4 as "
-                      "root";
-    }
-  }
-};
+class NetnsRmaFailover : public testing::NetnsFailoverTest<std::tuple<bool, std::size_t>> {};
 
 TEST_P(NetnsRmaFailover, ATransferDuringWhichRailsGoDownCompletesOnTheRailsLeft) {
   // (Not a structured binding: the forked peers' lambdas capture them.)

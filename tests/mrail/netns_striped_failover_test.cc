@@ -59,15 +59,7 @@ std::string path_report(const EndpointCounters& counters) {
 }
 
 // The parameter: how many rails (the last ones) go down.
-class NetnsStripedFailover : public ::testing::TestWithParam<std::size_t> {
- protected:
-  void SetUp() override {
-    if (!testing::four_emulated_rails()) {
-      GTEST_SKIP() << "needs 4 emulated rails: run through scripts/netns-rails.sh --rails 4 as "
-                      "root";
-    }
-  }
-};
+class NetnsStripedFailover : public testing::NetnsFailoverTest<std::size_t> {};
 
 TEST_P(NetnsStripedFailover, ATransferDuringWhichRailsGoDownCompletesOnTheRailsLeft) {
   const std::size_t dead = GetParam();
@@ -109,13 +101,7 @@ TEST_P(NetnsStripedFailover, ATransferDuringWhichRailsGoDownCompletesOnTheRailsL
       if (parent.receive_text(kTimeout) != "up") {
         throw std::runtime_error("the links were not brought back");
       }
-      check(endpoint.progress_until(
-                [&] {
-                  const EndpointCounters now = endpoint.counters();
-                  return std::all_of(now.paths.begin(), now.paths.end(),
-                                     [](const PathTraffic& path) { return path.up; });
-                },
-                kTimeout),
+      check(endpoint.progress_until([&] { return testing::every_path_up(endpoint); }, kTimeout),
             "the rails did not come back" + path_report(endpoint.counters()));
       parent.send_text("back");
       // Time for whatever TCP held to arrive.

@@ -1,9 +1,12 @@
 // For the tests that take rails down under one large striped transfer on
 // the emulated hosts (tests/mrail/netns_*_failover_test.cc): the endpoint
-// options they share, the transfer's size and the check that ends a forked
-// host with a reason.
+// options they share, the transfer's size, the check that ends a forked
+// host with a reason, and their fixture.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <stdexcept>
@@ -42,10 +45,25 @@ inline void check(bool condition, const std::string& what) {
   }
 }
 
-// Whether the emulated hosts have the 4 rails these tests take down.
-inline bool four_emulated_rails() {
-  return !netns_variable("RAILYARD_NETNS_B").empty() &&
-         comma_list(netns_variable("RAILYARD_RAILS_B")).size() >= 4;
+// Whether every path of the endpoint is in service.
+inline bool every_path_up(const mrail::Endpoint& endpoint) {
+  const mrail::EndpointCounters counters = endpoint.counters();
+  return std::all_of(counters.paths.begin(), counters.paths.end(),
+                     [](const mrail::PathTraffic& path) { return path.up; });
 }
+
+// A test parameterised by `Param` that needs the emulated hosts' 4 rails,
+// skipped with the way to run it when they are not there.
+template <typename Param>
+class NetnsFailoverTest : public ::testing::TestWithParam<Param> {
+ protected:
+  void SetUp() override {
+    if (netns_variable("RAILYARD_NETNS_B").empty() ||
+        comma_list(netns_variable("RAILYARD_RAILS_B")).size() < 4) {
+      GTEST_SKIP() << "needs 4 emulated rails: run through scripts/netns-rails.sh --rails 4 as "
+                      "root";
+    }
+  }
+};
 
 }  // namespace railyard::testing

@@ -30,8 +30,7 @@ void Endpoint::reset_rails() {
       continue;
     }
     const std::string reason = std::move(*rails_[rail]->reset_due);
-    const bool required = std::exchange(rails_[rail]->reset_required, false);
-    reset_rail(rail, reason, required);
+    reset_rail(rail, reason, rails_[rail]->reset_required);
     // Paths it took down may have asked for the same reset again: done.
     rails_[rail]->reset_due.reset();
     rails_[rail]->reset_required = false;

@@ -356,7 +356,7 @@ Status Rail::post_write(RailOp& op, RailPeer peer, ConstBuffer source, const Rem
                             .descriptor = source.descriptor,
                             .remote_address = target.address(offset),
                             .remote_key = target.key(),
-                            .confirm_delivery = confirm_delivery && confirms_writes_});
+                            .confirm_delivery = confirm_delivery});
 }
 
 Status Rail::post_read(RailOp& op, RailPeer peer, MutableBuffer destination,
@@ -442,6 +442,8 @@ long Rail::issue(const PendingPost& post) noexcept {
       return fi_trecv(ep, buffer, post.length, post.descriptor, FI_ADDR_UNSPEC, post.tag,
                       post.ignore, context);
     case OpKind::kWrite:
+      // Checked here, not at the post: a write deferred before the provider
+      // refused the flag goes without it too.
       if (post.confirm_delivery && confirms_writes_) {
         return write_confirmed(post, buffer, context);
       }
