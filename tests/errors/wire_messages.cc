@@ -1,9 +1,10 @@
 // Malformed messages from the network, refused by the decoders every
 // received byte goes through: the multi-rail header, a rendezvous request's
-// body, an endpoint address, a remote memory key, rstream's connection data
-// and control messages, and a rank card. (A malformed multi-rail message is
+// body, an endpoint address, a remote memory key, rstream's connection data,
+// control messages and frames, and a rank card. (A malformed multi-rail message is
 // then dropped and counted, and a refused address or card fails the call
 // that was given it; tests/mrail and tests/comm check those paths.)
+#include <algorithm>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -15,6 +16,7 @@
 #include "railyard/transports/mrail/detail/wire.h"
 #include "railyard/transports/rail/detail/remote_key.h"
 #include "railyard/transports/rstream/detail/wire.h"
+#include "railyard/transports/rstream/frame_assembler.h"
 
 namespace railyard::testing {
 namespace {
@@ -84,6 +86,39 @@ std::string connect_refusal(const Bytes& blob) {
 std::string control_refusal(const Bytes& message) {
   std::string error;
   return rstream::decode_control(message, error) ? std::string() : error;
+}
+
+// A frame stream fed whole to an assembler taking payloads of up to 64
+// bytes: its refusal, or why it was cut short; "" when it ends between
+// frames.
+std::string frame_refusal(const Bytes& stream) {
+  rstream::FrameAssembler assembler(64);
+  std::size_t at = 0;
+  while (at < stream.size()) {
+    const auto space = assembler.space();
+    const std::size_t piece = std::min(space.size(), stream.size() - at);
+    std::copy_n(stream.begin() + static_cast<std::ptrdiff_t>(at), piece, space.begin());
+    at += piece;
+    const auto state = assembler.received(piece);
+    if (state == rstream::FrameAssembler::State::kMalformed) {
+      return assembler.error();
+    }
+    if (state == rstream::FrameAssembler::State::kFrame) {
+      (void)assembler.take();
+    }
+  }
+  return assembler.between_frames() ? std::string() : assembler.cut_short();
+}
+
+// A frame header announcing `length` bytes of type `type`, with the reserved
+// field `reserved`.
+Bytes frame_header(std::uint32_t length, std::uint16_t type, std::uint16_t reserved) {
+  Bytes out;
+  ByteWriter writer(out);
+  writer.u32(length);
+  writer.u16(type);
+  writer.u16(reserved);
+  return out;
 }
 
 // A rank card: version, host, CPU count and CPUs, machine flag.
@@ -230,6 +265,17 @@ std::vector<BadInput> wire_messages() {
              Bytes message(12);
              message[0] = std::byte{1};
              return control_refusal(message);
+           }),
+      wire(kStream, "frame header reserved field", "0x7", "expected 0", "reserved field", "0x7",
+           [] { return frame_refusal(frame_header(0, 1, 7)); }),
+      wire(kStream, "frame length", "65 bytes", "more than the maximum of 64", "announces",
+           "65 bytes", [] { return frame_refusal(frame_header(65, 2, 0)); }),
+      wire(kStream, "frame stream", "cut after 3 of 10 payload bytes",
+           "of the 10 payload bytes of a frame", "stream ended", "3 of the 10",
+           [] {
+             Bytes stream = frame_header(10, 3, 0);
+             stream.resize(stream.size() + 3);
+             return frame_refusal(stream);
            }),
       wire(kCard, "rank card version", "9", "this rank speaks", "rank card version", "9",
            [] {

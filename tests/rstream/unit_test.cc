@@ -1,7 +1,9 @@
-// Pure parts of stream channels: options, addresses, wire formats, ring and
-// credit bookkeeping.
+// Pure parts of stream channels: options, addresses, wire formats, frame
+// assembly, ring and credit bookkeeping.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,7 @@
 #include "railyard/transports/rstream/detail/credits.h"
 #include "railyard/transports/rstream/detail/ring_space.h"
 #include "railyard/transports/rstream/detail/wire.h"
+#include "railyard/transports/rstream/frame_assembler.h"
 #include "railyard/transports/rstream/stream_address.h"
 #include "scoped_env.h"
 
@@ -263,6 +266,80 @@ TEST(RingSpace, PiecesNeverWrapAndComeBackInOrder) {
   EXPECT_TRUE(ring.give_back(90));
   EXPECT_EQ(ring.used(), 0U);
   EXPECT_EQ(ring.tail(), 40U);
+}
+
+// Frames of 0, 1 and 300 bytes, encoded one after the other.
+std::vector<std::byte> three_frames() {
+  std::vector<std::byte> stream;
+  for (const std::uint32_t size : {0U, 1U, 300U}) {
+    std::array<std::byte, kFrameHeaderSize> header{};
+    encode_frame_header(static_cast<std::uint16_t>(size + 1), size, header);
+    stream.insert(stream.end(), header.begin(), header.end());
+    for (std::uint32_t i = 0; i < size; ++i) {
+      stream.push_back(static_cast<std::byte>(i * 7));
+    }
+  }
+  return stream;
+}
+
+TEST(FrameAssembler, FindsTheSameFramesHoweverTheStreamIsCut) {
+  const std::vector<std::byte> stream = three_frames();
+  for (const std::size_t cut :
+       {std::size_t{1}, std::size_t{3}, std::size_t{8}, std::size_t{100}, stream.size()}) {
+    FrameAssembler assembler(kDefaultMaxFrame);
+    std::vector<Frame> frames;
+    for (std::size_t at = 0; at < stream.size();) {
+      const auto space = assembler.space();
+      ASSERT_FALSE(space.empty()) << "cut " << cut << " at " << at;
+      const std::size_t piece = std::min({space.size(), cut, stream.size() - at});
+      std::copy_n(stream.begin() + static_cast<std::ptrdiff_t>(at), piece, space.begin());
+      at += piece;
+      const auto state = assembler.received(piece);
+      ASSERT_NE(state, FrameAssembler::State::kMalformed) << assembler.error();
+      if (state == FrameAssembler::State::kFrame) {
+        frames.push_back(assembler.take());
+      }
+    }
+    EXPECT_TRUE(assembler.between_frames()) << "cut " << cut;
+    ASSERT_EQ(frames.size(), 3U) << "cut " << cut;
+    for (std::size_t i = 0; i < 3; ++i) {
+      const std::size_t size = i == 0 ? 0 : (i == 1 ? 1 : 300);
+      EXPECT_EQ(frames[i].type, size + 1);
+      ASSERT_EQ(frames[i].payload.size(), size);
+      for (std::size_t b = 0; b < size; ++b) {
+        ASSERT_EQ(frames[i].payload[b], static_cast<std::byte>(b * 7)) << "byte " << b;
+      }
+    }
+  }
+}
+
+TEST(FrameAssembler, RefusesBadHeadersAndSaysWhereACutStreamEnded) {
+  std::array<std::byte, kFrameHeaderSize> header{};
+  encode_frame_header(9, 65, header);
+  FrameAssembler too_long(64);
+  std::copy(header.begin(), header.end(), too_long.space().begin());
+  EXPECT_EQ(too_long.received(header.size()), FrameAssembler::State::kMalformed);
+  EXPECT_NE(
+      too_long.error().find("frame of type 9 announces 65 bytes, more than the maximum of 64"),
+      std::string::npos)
+      << too_long.error();
+  EXPECT_TRUE(too_long.space().empty()) << "a malformed stream still asks for bytes";
+
+  encode_frame_header(9, 4, header);
+  header[7] = std::byte{1};
+  FrameAssembler reserved(64);
+  std::copy(header.begin(), header.end(), reserved.space().begin());
+  EXPECT_EQ(reserved.received(header.size()), FrameAssembler::State::kMalformed);
+  EXPECT_NE(reserved.error().find("reserved field is 0x100"), std::string::npos)
+      << reserved.error();
+
+  FrameAssembler cut(64);
+  EXPECT_TRUE(cut.between_frames());
+  std::copy_n(header.begin(), 5, cut.space().begin());
+  EXPECT_EQ(cut.received(5), FrameAssembler::State::kNeedMore);
+  EXPECT_FALSE(cut.between_frames());
+  EXPECT_EQ(cut.cut_short(), "stream ended after 5 of 8 header bytes");
+  EXPECT_EQ(cut.space().size(), 3U);
 }
 
 TEST(Credits, DataNeverTakesTheReservedControlSlots) {

@@ -1,26 +1,16 @@
 // Length-prefixed typed messages over a stream channel, for the bootstrap
-// and control protocols. Each frame is an 8-byte header (u32 payload
-// length, u16 type, u16 reserved = 0, little-endian) and the payload.
+// and control protocols (the frame layout is in frame_assembler.h).
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <vector>
 
 #include "railyard/common/status.h"
 #include "railyard/transports/rstream/channel.h"
+#include "railyard/transports/rstream/frame_assembler.h"
 
 namespace railyard::rstream {
-
-inline constexpr std::size_t kFrameHeaderSize = 8;
-inline constexpr std::size_t kDefaultMaxFrame = std::size_t{16} << 20;
-
-struct Frame {
-  std::uint16_t type = 0;
-  std::vector<std::byte> payload;
-};
 
 // Sends one frame (blocking). kInvalidArgument when the payload exceeds
 // `max_payload`.
@@ -38,7 +28,7 @@ IoResult receive_frame(Channel& channel, Frame& out, std::size_t max_payload = k
 // the part of a frame received so far between calls.
 class FrameReader {
  public:
-  explicit FrameReader(std::size_t max_payload = kDefaultMaxFrame) : max_payload_(max_payload) {}
+  explicit FrameReader(std::size_t max_payload = kDefaultMaxFrame) : assembler_(max_payload) {}
 
   // kOk: `out` holds the next whole frame. Would-block: nothing more has
   // arrived yet (call again when the channel is readable). End of stream:
@@ -46,11 +36,7 @@ class FrameReader {
   IoResult read(Channel& channel, Frame& out);
 
  private:
-  std::size_t max_payload_;
-  std::array<std::byte, kFrameHeaderSize> header_{};
-  std::size_t header_bytes_ = 0;
-  Frame frame_;
-  std::size_t payload_bytes_ = 0;
+  FrameAssembler assembler_;
 };
 
 }  // namespace railyard::rstream
