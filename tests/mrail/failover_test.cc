@@ -239,7 +239,12 @@ TEST(Failover, APullUnderWayMovesToThePathsLeft) {
 // again over the paths left, and tells every peer with a path to the rail,
 // whose connections the reset broke. A third endpoint streaming to the
 // receiver over the same rail meanwhile loses nothing; every path comes back.
-TEST(Failover, ReadsPostedOnAPathThatGoesDownEndWithARailResetAndAreReadAgain) {
+// One attempt; `reset` says whether the receiver reset rail 1. On loopback
+// the reads held at the path's fall sometimes finish before the receiver's
+// idle work gets to the reset (4 attempts in 44), which then rightly does
+// not happen: the attempt then shows nothing of it, and the test makes
+// another.
+void reads_through_a_path_going_down(bool& reset) {
   auto options = endpoint_options(3, "-1:striping");
   options.rail_retry = std::chrono::milliseconds(100);
   EndpointGroup group({options, options, options});
@@ -259,7 +264,11 @@ TEST(Failover, ReadsPostedOnAPathThatGoesDownEndWithARailResetAndAreReadAgain) {
   large.verify();
   small.verify();
   const EndpointCounters receiver = group[1].counters();
-  EXPECT_EQ(receiver.rails[1].rail.resets, 1U);
+  ASSERT_LE(receiver.rails[1].rail.resets, 1U);
+  reset = receiver.rails[1].rail.resets == 1;
+  if (!reset) {
+    return;
+  }
   // Both peers heard of the reset and took their path to rail 1 down; every
   // path to rail 1 then answers a probe and is back.
   ASSERT_TRUE(group.run_until(
@@ -276,6 +285,19 @@ TEST(Failover, ReadsPostedOnAPathThatGoesDownEndWithARailResetAndAreReadAgain) {
     EXPECT_EQ(path.health.downs, 1U) << "endpoint " << sender;
     EXPECT_EQ(path.health.ups, 1U) << "endpoint " << sender;
   }
+}
+
+TEST(Failover, ReadsPostedOnAPathThatGoesDownEndWithARailResetAndAreReadAgain) {
+  constexpr int kAttempts = 8;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    bool reset = false;
+    reads_through_a_path_going_down(reset);
+    if (::testing::Test::HasFailure() || reset) {
+      return;
+    }
+  }
+  FAIL() << "in " << kAttempts << " attempts the reads on rail 1 always finished before the "
+         << "receiver reset the rail";
 }
 
 // A put or a get striped over three paths, in chunks as a pull reads; the
