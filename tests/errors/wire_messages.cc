@@ -152,7 +152,7 @@ std::vector<BadInput> wire_messages() {
            }),
       wire(kHeader, "header magic", "0x00", "expected 0x52", "magic", "0x00",
            [] { return header_refusal(Header{}, 0, [](Bytes& m) { m[2] = std::byte{0}; }); }),
-      wire(kHeader, "header version", "9", "expected 0x52, 3", "version", "9",
+      wire(kHeader, "header version", "9", "expected 0x52, 4", "version", "9",
            [] { return header_refusal(Header{}, 0, [](Bytes& m) { m[3] = std::byte{9}; }); }),
       wire(kHeader, "message type", "9", "expected 1 to 8", "message type", "9",
            [] { return header_refusal(Header{}, 0, [](Bytes& m) { m[0] = std::byte{9}; }); }),
@@ -166,6 +166,22 @@ std::vector<BadInput> wire_messages() {
       wire(kHeader, "writes-in-flight flag", "on an eager fragment", "not a rail reset notice",
            "writes in flight", "type 1",
            [] { return header_refusal(Header{.flags = mrail::kFlagWritesInFlight}, 0); }),
+      wire(kHeader, "rail reset notice", "notice number 0", "a notice number from 1",
+           "rail reset notice", "notice 0",
+           [] {
+             return header_refusal(
+                 Header{.type = MessageType::kRailReset,
+                        .word = mrail::RailResetNotice{.rail = 2, .epoch = 0, .number = 0}.word()},
+                 0);
+           }),
+      wire(kHeader, "rail reset notice", "rail 64", "a rail below 64", "rail reset notice",
+           "rail 64",
+           [] {
+             return header_refusal(
+                 Header{.type = MessageType::kRailReset,
+                        .word = mrail::RailResetNotice{.rail = 64, .epoch = 0, .number = 1}.word()},
+                 0);
+           }),
       wire(kHeader, "path rail", "64", "is not below 64", "path rail", "64",
            [] { return header_refusal(Header{.path_rail = 64}, 0); }),
       wire(kHeader, "acknowledged rail", "3 with no message number", "expected both 0",
@@ -184,7 +200,7 @@ std::vector<BadInput> wire_messages() {
            }),
       wire(kHeader, "endpoint address", "10 bytes", "is not a multi-rail endpoint address", "blob",
            "10-byte", [] { return refusal_of([] { (void)mrail::decode_address(Bytes(10)); }); }),
-      wire(kHeader, "endpoint address version", "9", "expected 3", "address has version", "9",
+      wire(kHeader, "endpoint address version", "9", "expected 4", "address has version", "9",
            [] {
              Bytes blob = valid_address();
              blob[4] = std::byte{9};

@@ -705,7 +705,9 @@ TEST(Endpoint, MalformedWireMessagesAreDroppedAndCounted) {
   // The revoke-keys flag on anything but a FIN; a rail reset notice naming
   // a rail of the sender that has no path to the receiver.
   garbage.push_back(message(Header{.flags = kFlagRevokeKeys, .total = 4}, 4));
-  garbage.push_back(message(Header{.type = MessageType::kRailReset, .path_rail = 9}, 0));
+  garbage.push_back(message(Header{.type = MessageType::kRailReset,
+                                   .word = RailResetNotice{.rail = 9, .number = 1}.word()},
+                            0));
   std::vector<railyard::Request> ops(garbage.size());
   for (std::size_t i = 0; i < garbage.size(); ++i) {
     ASSERT_TRUE(

@@ -368,6 +368,57 @@ INSTANTIATE_TEST_SUITE_P(PutAndGet, FailoverRma, ::testing::Bool(),
                            return param.param ? "Put" : "Get";
                          });
 
+// A rail reset notice is numbered on the path it takes, so when that path
+// fails before the peer acknowledged it, it goes again over another; the
+// peer acts on it once, however many copies arrive. Here a put's writes are
+// in flight over rail 1 when its path goes down: the origin resets rail 1
+// and tells the target (writes flag: the target resets its end too); the
+// path that notice took goes down before the target has read anything.
+TEST(Failover, ARailResetNoticeWhosePathFailsGoesAgainAndIsActedOnOnce) {
+  EndpointGroup group({staying_down(3, "-1:striping"), staying_down(3, "-1:striping")});
+  constexpr std::size_t kSize = std::size_t{24} << 20;
+  std::vector<std::byte> local(kSize);
+  testing::fill_pattern(local, 61);
+  std::vector<std::byte> window(kSize, std::byte{0});
+  const auto local_region = group[0].register_memory(local.data(), local.size());
+  const auto window_region = group[1].register_memory(window.data(), window.size());
+  const auto remote = group[0].import_region(group.ids[0][1], window_region.remote_key());
+  Request put;
+  ASSERT_TRUE(group[0].put(put, local_region, 0, remote, 0, kSize).ok());
+  ASSERT_TRUE(group.run_until([&] { return group[0].counters().rails[1].chunks_sent > 0; }));
+  // From here only the origin goes on: the target reads nothing.
+  for (int turn = 0; turn < 20; ++turn) {
+    group[0].progress();
+  }
+  ASSERT_FALSE(put.done());
+  const std::uint64_t home_resent = path_counters(group[0].counters(), 1, 0).health.messages_resent;
+  ASSERT_TRUE(group[0].take_path_down(group.ids[0][1], 1, "taken down by the test").ok());
+  for (int turn = 0; turn < 1000 && group[0].counters().rails[1].rail.resets == 0; ++turn) {
+    group[0].progress();
+  }
+  ASSERT_EQ(group[0].counters().rails[1].rail.resets, 1U);
+  // The notice waits on the home path for the target's acknowledgement.
+  ASSERT_GT(path_counters(group[0].counters(), 1, 0).unacked_messages, 0U);
+  ASSERT_TRUE(group[0].take_path_down(group.ids[0][1], 0, "taken down by the test").ok());
+  EXPECT_GT(path_counters(group[0].counters(), 1, 0).health.messages_resent, home_resent)
+      << "what the home path held, the notice with it, did not go again";
+  ASSERT_TRUE(group.run_until([&] { return put.done(); }));
+  ASSERT_TRUE(put.status().ok()) << put.status().to_string();
+  ASSERT_TRUE(group.run_until([&] { return group[1].counters().rails[1].rail.resets >= 1; },
+                              std::chrono::seconds(10)))
+      << "the target never acted on the notice";
+  // Whatever copies are still on their way arrive and are not acted on.
+  (void)group.run_until([] { return false; }, std::chrono::milliseconds(300));
+  EXPECT_EQ(group[1].counters().rails[1].rail.resets, 1U)
+      << "the target acted on a copy of the notice again";
+  EXPECT_EQ(group[1].counters().dropped_messages, 0U);
+  Request flush;
+  ASSERT_TRUE(group[0].flush(flush, remote).ok());
+  ASSERT_TRUE(group.run_until([&] { return flush.done(); }));
+  ASSERT_TRUE(flush.status().ok()) << flush.status().to_string();
+  EXPECT_EQ(testing::first_mismatch(window, 61), std::nullopt);
+}
+
 // A get whose chunks a stopped target holds when their path goes down: the
 // rail reset ends them, the request reads them again over the paths left
 // once the target answers, and after it completed nothing the old reads

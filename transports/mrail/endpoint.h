@@ -463,6 +463,7 @@ class Endpoint {
   bool resets_due_ = false;  // some rail has a reset scheduled (reset_rails)
   std::chrono::steady_clock::time_point next_path_check_{};
   std::uint64_t probe_nonce_ = 0;
+  std::uint32_t reset_notices_sent_ = 0;  // numbers them (RailResetNotice::number)
   // Registered with the background thread last, removed from it first.
   std::unique_ptr<BackgroundTurn> background_;
 };

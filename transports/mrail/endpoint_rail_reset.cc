@@ -1,6 +1,7 @@
 // Rail resets in a multi-rail endpoint: ending the reads a dead path holds by
 // closing and reopening its rail, and telling the peers whose connections
 // that broke (docs/architecture.md, "Rail failover").
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -98,48 +99,68 @@ void Endpoint::reset_rail(std::size_t rail, const std::string& reason, bool requ
     if (peer->failed || p == Peer::kNoPath || peer->live.empty()) {
       continue;
     }
+    // Numbered on the path it takes: should that path fail before the peer
+    // has it, it goes again over another (a lost notice with the writes
+    // flag would leave the stale writes' way open).
+    if (++reset_notices_sent_ == 0) {
+      ++reset_notices_sent_;
+    }
     Header notice;
     notice.type = MessageType::kRailReset;
     notice.flags = wrote[i] ? kFlagWritesInFlight : 0;
     notice.source = id_;
-    notice.path_rail = static_cast<std::uint8_t>(rail);
-    notice.path_epoch = peer->paths[p].epoch;
+    notice.word =
+        RailResetNotice{static_cast<std::uint8_t>(rail), peer->paths[p].epoch, reset_notices_sent_}
+            .word();
     send_control(*peer, notice);
   }
 }
 
 void Endpoint::on_rail_reset(Peer& peer, const Header& header, std::size_t rail) {
-  // Our paths to the peer's rail path_rail; a notice from an earlier life
-  // of its path (it has sent in a newer epoch since) is old news.
-  if (header.path_rail < peer.inbound.size()) {
-    const InboundPath& inbound = peer.inbound[header.path_rail];
-    if (inbound.seen && static_cast<std::uint8_t>(header.path_epoch - inbound.epoch) >= 128) {
+  const RailResetNotice notice = RailResetNotice::of(header.word);
+  const bool known = std::any_of(peer.paths.begin(), peer.paths.end(),
+                                 [&](const Path& path) { return path.remote_rail == notice.rail; });
+  if (!known) {
+    drop(rail, fmt::format("rail reset notice from peer {} names its rail {}, which has no path "
+                           "from us",
+                           peer.id.index, notice.rail));
+    return;
+  }
+  // A copy of a notice acted on already (resent after the path it first
+  // took failed), or one older than it, arriving late.
+  if (peer.resets_heard.size() <= notice.rail) {
+    peer.resets_heard.resize(notice.rail + std::size_t{1}, 0);
+  }
+  std::uint32_t& heard = peer.resets_heard[notice.rail];
+  if (heard != 0 && !seq_before(heard, notice.number)) {
+    ++totals_.duplicates_dropped;
+    return;
+  }
+  heard = notice.number;
+  // A notice from an earlier life of its path (it has sent over the path
+  // in a newer epoch since) is old news.
+  if (notice.rail < peer.inbound.size()) {
+    const InboundPath& inbound = peer.inbound[notice.rail];
+    if (inbound.seen && static_cast<std::uint8_t>(notice.epoch - inbound.epoch) >= 128) {
       return;
     }
   }
-  bool known = false;
   for (std::size_t p = 0; p < peer.paths.size() && !peer.failed; ++p) {
-    if (peer.paths[p].remote_rail != header.path_rail) {
+    if (peer.paths[p].remote_rail != notice.rail) {
       continue;
     }
-    known = true;
     path_down(peer, p,
               fmt::format("peer {} reset its rail {}, which broke the path's connection",
-                          peer.id.index, header.path_rail));
+                          peer.id.index, notice.rail));
     if ((header.flags & kFlagWritesInFlight) != 0) {
       // Its writes' packets still on the way would land through our end of
       // the broken connection, after the writes completed over other paths:
       // that end goes too, and they meet a connection reset instead.
       schedule_reset(peer.paths[p].local_rail,
                      fmt::format("peer {} reset its rail {} with writes to us in flight over it",
-                                 peer.id.index, header.path_rail),
+                                 peer.id.index, notice.rail),
                      true);
     }
-  }
-  if (!known) {
-    drop(rail, fmt::format("rail reset notice from peer {} names its rail {}, which has no path "
-                           "from us",
-                           peer.id.index, header.path_rail));
   }
 }
 

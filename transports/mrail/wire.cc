@@ -101,6 +101,16 @@ bool decode_header(std::span<const std::byte> message, Header& header, std::stri
         header.ack_rail, header.ack_epoch);
     return false;
   }
+  if (header.type == MessageType::kRailReset) {
+    const RailResetNotice notice = RailResetNotice::of(header.word);
+    if (notice.rail >= kMaxRails || notice.number == 0 || (header.word & 0xFFFF0000U) != 0) {
+      error = fmt::format(
+          "rail reset notice word {:#x} names rail {} and notice {}, expected a rail below {}, a "
+          "notice number from 1 and bits 16-31 zero",
+          header.word, notice.rail, notice.number, kMaxRails);
+      return false;
+    }
+  }
   if (header.type == MessageType::kEager) {
     const std::uint64_t payload = message.size() - kHeaderSize;
     if (header.word > header.total || payload > header.total - header.word) {

@@ -176,6 +176,10 @@ struct Peer {
   std::vector<std::size_t> path_of_rail;
   std::vector<InboundPath> inbound;
   std::size_t ack_cursor = 0;  // where attach_ack looks first in `inbound`
+  // By its rail index, the number of the last rail reset notice it sent us
+  // about that rail that we acted on (0: none): a copy resent over another
+  // path, or an older notice arriving late, is not acted on again.
+  std::vector<std::uint32_t> resets_heard;
   // The paths up, in order: what the policies choose from; while some are
   // down, the split over those left.
   std::vector<std::size_t> live;

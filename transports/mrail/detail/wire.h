@@ -22,13 +22,14 @@ enum class MessageType : std::uint8_t {
   kAck = 5,         // the path (path_rail, path_epoch) has delivered every message up to path_seq
   kProbe = 6,       // is the path (path_rail, path_epoch) alive? word = nonce
   kProbeReply = 7,  // it is: the probe's path and nonce, sent back
-  // The sender's rail path_rail was reset (Rail::reset), in the path's epoch
-  // path_epoch: its connections broke, and what they carried may be lost.
+  // Header only, numbered: one of the sender's rails was reset
+  // (Rail::reset), so its connections broke and what they carried may be
+  // lost; word = RailResetNotice.
   kRailReset = 8,
 };
 
 inline constexpr std::uint8_t kHeaderMagic = 0x52;  // 'R'
-inline constexpr std::uint8_t kWireVersion = 3;
+inline constexpr std::uint8_t kWireVersion = 4;
 inline constexpr std::size_t kHeaderSize = 56;
 inline constexpr std::uint8_t kFlagTagged = 0x1;
 // On a FIN: a read of the transfer was ended by a rail reset, and its request
@@ -89,12 +90,33 @@ void encode_header(const Header& header, std::byte* out) noexcept;
 void encode_path_fields(const Header& header, std::byte* out) noexcept;
 
 // Whether messages of this type are numbered on their path and resent when
-// it fails (everything but failover's own messages: a notice resent late
-// would take a path down again).
+// it fails: all but acknowledgements, probes and their answers, which are
+// about the path they travel (resent over another they would vouch for it
+// falsely, or acknowledge a later life of it).
 [[nodiscard]] constexpr bool numbered(MessageType type) noexcept {
   return type != MessageType::kAck && type != MessageType::kProbe &&
-         type != MessageType::kProbeReply && type != MessageType::kRailReset;
+         type != MessageType::kProbeReply;
 }
+
+// What a rail reset notice's word says: the sender's rail that was reset,
+// the epoch of the sender's path to the receiver on it, and the notice's
+// number among those the sender has sent (from 1; a notice resent over
+// another path keeps it, so the receiver acts on each once). Bits 0-7 the
+// rail, 8-15 the epoch, 16-31 zero, 32-63 the number.
+struct RailResetNotice {
+  std::uint8_t rail = 0;
+  std::uint8_t epoch = 0;
+  std::uint32_t number = 0;
+
+  [[nodiscard]] constexpr std::uint64_t word() const noexcept {
+    return rail | (std::uint64_t{epoch} << 8U) | (std::uint64_t{number} << 32U);
+  }
+  [[nodiscard]] static constexpr RailResetNotice of(std::uint64_t word) noexcept {
+    return {static_cast<std::uint8_t>(word & 0xFFU),
+            static_cast<std::uint8_t>((word >> 8U) & 0xFFU),
+            static_cast<std::uint32_t>(word >> 32U)};
+  }
+};
 
 // After an RTS header: how the sender wants its buffer pulled.
 struct RtsBody {
