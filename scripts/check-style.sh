@@ -30,12 +30,21 @@ tidy_units() {
 
 case "${1:-}" in
   format)
-    bad=$(sources | while read -r f; do
-      clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || echo "$f"
-    done)
+    # Fifty files a call, a call per core: one process per file took most
+    # of a minute, nearly all of it starting clang-format.
+    status=0
+    report=$(sources | xargs -n 50 -P "$(nproc)" clang-format --dry-run -Werror 2>&1 >/dev/null) ||
+      status=$?
+    bad=$(printf '%s\n' "$report" |
+      sed -n 's/^\(.*\):[0-9]*:[0-9]*: error: code should be clang-formatted.*/\1/p' | sort -u)
     if [ -n "$bad" ]; then
       echo "clang-format would change these files (run clang-format -i on them):"
       echo "$bad"
+      exit 1
+    fi
+    if [ "$status" -ne 0 ]; then
+      echo "clang-format failed (exit ${status}):"
+      echo "$report"
       exit 1
     fi
     echo "clang-format: $(sources | wc -l) files clean"

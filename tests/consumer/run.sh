@@ -34,14 +34,19 @@ fi
 fabric_cflags=$(pkg-config --cflags libfabric)
 # The MPI shim's header includes mpi.h.
 mpi_cflags=$(mpicc --showme:compile 2>/dev/null || true)
-for header in $installed; do
-  extra=""
+# One compiler per core: one after the other they took most of a minute.
+compile_alone() {
+  local header=$1 extra=""
   [[ $header == mpi_shim/* ]] && extra=$mpi_cflags
   # shellcheck disable=SC2086
   echo "#include <railyard/$header>" |
     c++ -std=c++20 -fsyntax-only -x c++ -I"$prefix/include" $fabric_cflags $extra - ||
-    { echo "installed header railyard/$header does not compile on its own"; exit 1; }
-done
+    { echo "installed header railyard/$header does not compile on its own"; return 1; }
+}
+export -f compile_alone
+export prefix fabric_cflags mpi_cflags
+echo "$installed" | xargs -P "$(nproc)" -I{} bash -c 'compile_alone "$1"' _ {} ||
+  exit 1
 # The C API is C99: it compiles as C, strictly, too.
 echo "#include <railyard/c_api/railyard.h>" |
   cc -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only -x c -I"$prefix/include" - ||
