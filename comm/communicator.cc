@@ -200,15 +200,21 @@ mrail::PeerId Communicator::peer_of(int rank) const {
                             : world_->peer(group_->members[static_cast<std::size_t>(rank)]);
 }
 
+void Communicator::post(detail::Operation& operation, void* data, std::size_t bytes,
+                        std::uint64_t wire, std::uint64_t ignore, const char* what) const {
+  mrail::Endpoint& endpoint = world_->endpoint();
+  const mrail::PeerId peer = peer_of(operation.peer);
+  started_or_failed(operation.receive
+                        ? endpoint.recv(operation.request, peer, data, bytes, wire, ignore)
+                        : endpoint.send(operation.request, peer, data, bytes, wire),
+                    what, operation.peer);
+}
+
 Request Communicator::start(bool receive, void* data, std::size_t bytes, int peer, int tag,
                             std::uint64_t wire, std::uint64_t ignore, const char* what) const {
   auto operation =
       std::make_unique<detail::Operation>(group_, receive, peer, tag, receive ? bytes : 0);
-  mrail::Endpoint& endpoint = world_->endpoint();
-  started_or_failed(
-      receive ? endpoint.recv(operation->request, peer_of(peer), data, bytes, wire, ignore)
-              : endpoint.send(operation->request, peer_of(peer), data, bytes, wire),
-      what, peer);
+  post(*operation, data, bytes, wire, ignore, what);
   return Request(std::move(operation));
 }
 
@@ -227,14 +233,36 @@ Request Communicator::irecv(void* data, std::size_t bytes, int source, int tag) 
                "irecv from");
 }
 
+// A blocking send or receive lives on its caller's stack for the call: no
+// allocation, and no reference to the group (the caller's communicator
+// holds it until the call returns), which costs a message through the
+// Communicator about as little as one through its endpoint. (A non-owning
+// shared_ptr, by the aliasing constructor, since Operation holds one.)
+std::shared_ptr<const detail::Group> Communicator::borrowed_group() const noexcept {
+  return {std::shared_ptr<const detail::Group>(), group_.get()};
+}
+
 void Communicator::send(const void* data, std::size_t bytes, int dest, int tag) const {
-  Request request = isend(data, bytes, dest, tag);
-  request.wait();
+  check_peer(dest, "send", false);
+  check_buffer(data, bytes, "send");
+  detail::Operation operation(borrowed_group(), false, dest, tag, 0);
+  // The payload is only read.
+  post(operation, const_cast<void*>(data), bytes,  // NOLINT(*-const-cast)
+       tag_for(tag, "send", false), 0, "send to");
+  detail::await(operation, detail::wait_timeout(operation), "");
+  Status status;
+  detail::complete(operation, status);
 }
 
 Status Communicator::recv(void* data, std::size_t bytes, int source, int tag) const {
-  Request request = irecv(data, bytes, source, tag);
-  return request.wait();
+  check_peer(source, "recv", true);
+  check_buffer(data, bytes, "recv");
+  detail::Operation operation(borrowed_group(), true, source, tag, bytes);
+  post(operation, data, bytes, tag_for(tag, "recv", true), ignore_for(tag), "recv from");
+  detail::await(operation, detail::wait_timeout(operation), "");
+  Status status;
+  detail::complete(operation, status);
+  return status;
 }
 
 std::optional<Status> Communicator::iprobe(int source, int tag) const {

@@ -34,6 +34,7 @@ class AlgorithmTable;
 namespace detail {
 class World;
 struct Group;
+struct Operation;
 struct WindowState;
 class Channel;
 class CollectiveTask;
@@ -85,7 +86,8 @@ class Communicator {
   [[nodiscard]] Request isend(const void* data, std::size_t bytes, int dest, int tag) const;
   [[nodiscard]] Request irecv(void* data, std::size_t bytes, int source, int tag) const;
   // Blocking forms, bounded by the communicator's timeout; they throw what
-  // Request::wait throws.
+  // Request::wait throws (after a timeout the send or receive is ended as a
+  // dropped Request's is). They allocate nothing.
   void send(const void* data, std::size_t bytes, int dest, int tag) const;
   Status recv(void* data, std::size_t bytes, int source, int tag) const;
 
@@ -148,10 +150,15 @@ class Communicator {
   [[nodiscard]] static std::uint64_t ignore_for(int tag);
   // The endpoint's peer for a rank here (kAnySource: any peer).
   [[nodiscard]] mrail::PeerId peer_of(int rank) const;
-  // Builds the Operation and posts it: every send and receive, the user's
-  // and the library's, goes through here.
+  // Posts a send or receive: every one, the user's and the library's,
+  // blocking or not, goes through here.
+  void post(detail::Operation& operation, void* data, std::size_t bytes, std::uint64_t wire,
+            std::uint64_t ignore, const char* what) const;
+  // Builds the Operation of a request and posts it.
   [[nodiscard]] Request start(bool receive, void* data, std::size_t bytes, int peer, int tag,
                               std::uint64_t wire, std::uint64_t ignore, const char* what) const;
+  // The group, for an operation that lives within a call (send, recv).
+  [[nodiscard]] std::shared_ptr<const detail::Group> borrowed_group() const noexcept;
   [[nodiscard]] Status probe_until(int source, int tag,
                                    std::optional<std::chrono::milliseconds> timeout) const;
   // The library's own messages (split), apart from the user's.

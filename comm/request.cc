@@ -50,6 +50,40 @@ std::string describe(const detail::Operation& operation) {
 
 namespace detail {
 
+void complete(const Operation& operation, Status& status) {
+  const mrail::Request& done = operation.request;
+  // Field by field, and the rank looked up only for a wildcard receive:
+  // this runs for every message.
+  status.error = done.status();
+  status.cancelled = done.status().code() == StatusCode::kCanceled;
+  status.bytes = done.length();
+  if (operation.receive) {
+    status.source =
+        operation.peer != kAnySource
+            ? operation.peer
+            : operation.group->rank_of_world(operation.world->world_rank_of(done.peer()));
+    status.tag = status.cancelled ? kAnyTag : user_tag(done.tag());
+  } else {
+    status.source = operation.peer;
+    status.tag = operation.tag;
+  }
+  if (!status.error.ok() && !status.cancelled) {
+    throw_failed(operation, status, done.message_length());
+  }
+}
+
+void await(Operation& operation, std::chrono::milliseconds timeout, const char* afterwards) {
+  Operation* const waited = &operation;
+  if (!operation.world->progress_until([waited] { return waited->done(); }, timeout)) {
+    throw TimeoutError(fmt::format("{} did not finish within {} ms{}", describe(operation),
+                                   timeout.count(), afterwards));
+  }
+}
+
+std::chrono::milliseconds wait_timeout(const Operation& operation) noexcept {
+  return operation.world->options().timeout.value_or(std::chrono::milliseconds::max());
+}
+
 bool RequestAccess::done(const Request& request) noexcept {
   return !request.operation_ || request.operation_->done();
 }
@@ -75,25 +109,7 @@ void Request::finish() {
     operation->collective.rethrow();
     return;
   }
-  const mrail::Request& done = operation->request;
-  // Field by field, and the rank looked up only for a wildcard receive:
-  // this runs for every message.
-  status_.error = done.status();
-  status_.cancelled = done.status().code() == StatusCode::kCanceled;
-  status_.bytes = done.length();
-  if (operation->receive) {
-    status_.source =
-        operation->peer != kAnySource
-            ? operation->peer
-            : operation->group->rank_of_world(operation->world->world_rank_of(done.peer()));
-    status_.tag = status_.cancelled ? kAnyTag : detail::user_tag(done.tag());
-  } else {
-    status_.source = operation->peer;
-    status_.tag = operation->tag;
-  }
-  if (!status_.error.ok() && !status_.cancelled) {
-    throw_failed(*operation, status_, done.message_length());
-  }
+  detail::complete(*operation, status_);
 }
 
 bool Request::test() {
@@ -116,21 +132,15 @@ const Status& Request::wait() {
   if (!operation_) {
     return status_;
   }
-  const auto timeout = operation_->world->options().timeout;
-  return timeout ? wait(*timeout) : wait(std::chrono::milliseconds::max());
+  return wait(detail::wait_timeout(*operation_));
 }
 
 const Status& Request::wait(std::chrono::milliseconds timeout) {
   if (!operation_) {
     return status_;
   }
-  detail::Operation* operation = operation_.get();
-  if (!operation_->world->progress_until([operation] { return operation->done(); }, timeout)) {
-    throw TimeoutError(
-        fmt::format("{} did not finish within {} ms; the request is still in "
-                    "flight: wait again, test, cancel or release it",
-                    describe(*operation), timeout.count()));
-  }
+  detail::await(*operation_, timeout,
+                "; the request is still in flight: wait again, test, cancel or release it");
   finish();
   return status_;
 }

@@ -20,6 +20,7 @@
 #include "railyard/comm/detail/progress_thread.h"
 #include "railyard/comm/detail/rank_card.h"
 #include "railyard/comm/detail/startup_steps.h"
+#include "railyard/comm/request.h"
 #include "railyard/transports/mrail/endpoint.h"
 
 namespace railyard::comm::detail {
@@ -149,5 +150,15 @@ struct Operation {
   // waits for it.
   [[nodiscard]] bool done() noexcept { return collective ? collective.step() : request.done(); }
 };
+
+// Fills `status` from a finished send or receive; throws its typed error
+// when it failed (request.cc).
+void complete(const Operation& operation, Status& status);
+// Waits until `operation` finishes, up to `timeout`: TimeoutError naming it,
+// then `afterwards`, when the time passes.
+void await(Operation& operation, std::chrono::milliseconds timeout, const char* afterwards);
+// How long a wait given no timeout waits: the communicator's timeout, else
+// without end.
+[[nodiscard]] std::chrono::milliseconds wait_timeout(const Operation& operation) noexcept;
 
 }  // namespace railyard::comm::detail

@@ -40,6 +40,14 @@ class BenchTransport {
   // Returns once every posted transfer finished; throws std::runtime_error on
   // a failed transfer or after `timeout`.
   virtual void wait_all(std::chrono::milliseconds timeout) = 0;
+  // Whether the subject has blocking sends and receives, as MPI_Send and
+  // MPI_Recv: its latency is then measured with them, as osu_latency and
+  // the Open MPI baseline measure it, by round_trip().
+  [[nodiscard]] virtual bool has_blocking_calls() const { return false; }
+  // One round trip of `size` bytes under `tag` by blocking calls: the
+  // initiator sends, then receives; the other side receives, then sends.
+  // Throws std::runtime_error on a failure.
+  virtual void round_trip(std::size_t /*size*/, std::uint64_t /*tag*/, bool /*initiator*/) {}
   // Bytes each rail carried, for the report (empty when not known).
   [[nodiscard]] virtual std::vector<RailBytes> rail_bytes() const { return {}; }
 };

@@ -52,8 +52,12 @@ comm::Communicator& CommunicatorTransport::joined() {
   bootstrap.root = root_address_;
   bootstrap.job_key = "railyard-mrail-bench";
   bootstrap.timeout = timeout_;
+  comm::CommunicatorOptions options = comm::CommunicatorOptions::from_environment();
+  if (!options.timeout) {
+    options.timeout = timeout_;  // bounds the blocking calls of round_trip()
+  }
   world_.emplace(comm::Communicator::world(
-      comm::CommunicatorOptions::from_environment(),
+      options,
       [&](std::span<const std::byte> card) -> std::unique_ptr<comm::Bootstrap> {
         if (root_) {
           return std::make_unique<comm::RootBootstrap>(std::move(*listener_), 2, card, bootstrap);
@@ -93,6 +97,23 @@ void CommunicatorTransport::wait_all(std::chrono::milliseconds timeout) {
     }
     posted_first_ = SIZE_MAX;
     posted_last_ = 0;
+  } catch (const std::exception& error) {
+    throw std::runtime_error(fmt::format("communicator: {}", error.what()));
+  }
+}
+
+void CommunicatorTransport::round_trip(std::size_t size, std::uint64_t tag, bool initiator) {
+  comm::Communicator& world = joined();
+  const int peer = 1 - world.rank();
+  const int user_tag = static_cast<int>(tag % comm::Communicator::kMaxTag);
+  try {
+    if (initiator) {
+      world.send(buffer_.data(), size, peer, user_tag);
+      (void)world.recv(buffer_.data(), size, peer, user_tag);
+    } else {
+      (void)world.recv(buffer_.data(), size, peer, user_tag);
+      world.send(buffer_.data(), size, peer, user_tag);
+    }
   } catch (const std::exception& error) {
     throw std::runtime_error(fmt::format("communicator: {}", error.what()));
   }

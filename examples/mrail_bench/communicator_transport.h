@@ -33,6 +33,10 @@ class CommunicatorTransport final : public BenchTransport {
   void post_send(std::size_t slot, std::size_t size, std::uint64_t tag) override;
   void post_recv(std::size_t slot, std::size_t size, std::uint64_t tag) override;
   void wait_all(std::chrono::milliseconds timeout) override;
+  // Communicator::send and recv, as the Open MPI baseline's MPI_Send and
+  // MPI_Recv.
+  [[nodiscard]] bool has_blocking_calls() const override { return true; }
+  void round_trip(std::size_t size, std::uint64_t tag, bool initiator) override;
 
  private:
   comm::Communicator& joined();

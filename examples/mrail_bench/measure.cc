@@ -24,12 +24,15 @@ double latency_us(BenchTransport& transport, bool initiator, const MeasureSettin
       small ? settings.latency_iterations
             : std::clamp<std::uint64_t>((std::uint64_t{16} << 20) / size, 10, 500);
   const std::size_t warmup = small ? 100 : 5;
+  const bool blocking = transport.has_blocking_calls();
   Clock::time_point start;
   for (std::size_t i = 0; i < warmup + rounds; ++i) {
     if (i == warmup) {
       start = Clock::now();
     }
-    if (initiator) {
+    if (blocking) {
+      transport.round_trip(size, kPing, initiator);
+    } else if (initiator) {
       transport.post_recv(slot, size, kPing);
       transport.post_send(slot + 1, size, kPing);
       transport.wait_all(settings.timeout);

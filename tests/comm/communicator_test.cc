@@ -171,6 +171,52 @@ TEST(Communicator, AWaitLastsItsWholeTimeoutAndAHugeOneNeverEndsIt) {
   }));
 }
 
+// A blocking receive lives on its caller's stack: when the communicator's
+// timeout passes, it throws, and the receive it posted is withdrawn with it,
+// so the message that comes later goes to the next receive and not into the
+// buffer of the call that gave up.
+TEST(Communicator, ABlockingReceiveThatTimesOutTakesNothingAfterwards) {
+  CommunicatorOptions options;
+  options.timeout = 150ms;
+  expect_clean(run_ranks(
+      2,
+      [](Communicator& world) {
+        const int other = 1 - world.rank();
+        if (world.rank() == 0) {
+          int gave_up = -1;
+          try {
+            (void)world.recv(&gave_up, sizeof(gave_up), other, 9);
+            ADD_FAILURE() << "a receive nobody answered returned";
+          } catch (const TimeoutError& error) {
+            const std::string what = error.what();
+            EXPECT_NE(
+                what.find("receive from rank 1 (tag 9, context 0) did not finish within 150 ms"),
+                std::string::npos)
+                << what;
+            EXPECT_EQ(what.find("wait again"), std::string::npos) << what;
+          }
+          const int go = 1;
+          world.send(&go, sizeof(go), other, 2);
+          int got = 0;
+          // (Bounded by more than the communicator's timeout: a loaded host.)
+          Request late = world.irecv(&got, sizeof(got), other, 9);
+          const Status status = late.wait(10s);
+          EXPECT_EQ(got, 42);
+          EXPECT_EQ(status.source, other);
+          EXPECT_EQ(status.tag, 9);
+          EXPECT_EQ(status.bytes, sizeof(int));
+          EXPECT_EQ(gave_up, -1) << "the receive that gave up took the message";
+        } else {
+          int go = 0;
+          Request start = world.irecv(&go, sizeof(go), other, 2);
+          (void)start.wait(10s);
+          const int answer = 42;
+          world.send(&answer, sizeof(answer), other, 9);
+        }
+      },
+      options));
+}
+
 // wait_all waits for all requests at once; on timeout none is touched.
 TEST(Communicator, WaitAllTimesOutLeavingEveryRequestAsItWas) {
   expect_clean(run_ranks(2, [](Communicator& world) {
