@@ -287,17 +287,26 @@ void reads_through_a_path_going_down(bool& reset) {
   }
 }
 
-TEST(Failover, ReadsPostedOnAPathThatGoesDownEndWithARailResetAndAreReadAgain) {
+// Runs `attempt(reset)` until it saw a rail reset, or failed, at most 8
+// times: on loopback every operation posted over the rail may finish before
+// its path goes down, and then there is nothing for a reset to end (the
+// attempt's other checks still held).
+template <typename Attempt>
+void until_a_reset(Attempt attempt, const char* what) {
   constexpr int kAttempts = 8;
-  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+  for (int i = 0; i < kAttempts; ++i) {
     bool reset = false;
-    reads_through_a_path_going_down(reset);
+    attempt(reset);
     if (::testing::Test::HasFailure() || reset) {
       return;
     }
   }
-  FAIL() << "in " << kAttempts << " attempts the reads on rail 1 always finished before the "
-         << "receiver reset the rail";
+  FAIL() << "in " << kAttempts << " attempts " << what;
+}
+
+TEST(Failover, ReadsPostedOnAPathThatGoesDownEndWithARailResetAndAreReadAgain) {
+  until_a_reset(reads_through_a_path_going_down,
+                "the reads on rail 1 always finished before the receiver reset the rail");
 }
 
 // A put or a get striped over three paths, in chunks as a pull reads; the
@@ -305,10 +314,7 @@ TEST(Failover, ReadsPostedOnAPathThatGoesDownEndWithARailResetAndAreReadAgain) {
 // it): the chunks it had not moved go over the paths left, those posted over
 // it end with a rail reset and go again, and the request completes with
 // every byte in place. A flush after it completes over the paths left.
-class FailoverRma : public ::testing::TestWithParam<bool> {};  // true: put
-
-TEST_P(FailoverRma, ATransferUnderWayFinishesOverThePathsLeft) {
-  const bool put = GetParam();
+void transfer_through_a_path_going_down(bool put, bool& reset) {
   EndpointGroup group({staying_down(3, "-1:striping"), staying_down(3, "-1:striping")});
   constexpr std::size_t kSize = (24 << 20) + 5;
   constexpr std::size_t kAt = 64;
@@ -347,10 +353,16 @@ TEST_P(FailoverRma, ATransferUnderWayFinishesOverThePathsLeft) {
   const EndpointCounters counters = group[0].counters();
   EXPECT_GT(path_counters(counters, 1, 1).health.pull_bytes_moved, 0U)
       << "nothing of rail 1's share moved to the paths left";
-  EXPECT_EQ(counters.rails[1].rail.resets, 1U) << "the chunks posted over rail 1 were not ended";
   // The paths left carried the rest.
   EXPECT_GT(chunks_on(0), chunks_on(1));
   EXPECT_GT(chunks_on(2), chunks_on(1));
+  // The chunks posted over rail 1 and not finished when its path went down
+  // end with its reset (none may have been left: then there is no reset).
+  ASSERT_LE(counters.rails[1].rail.resets, 1U);
+  reset = counters.rails[1].rail.resets == 1;
+  if (!reset) {
+    return;
+  }
   // Told that writes to it were in flight over the reset rail, the target
   // resets its end of the path too (and only then).
   if (put) {
@@ -361,6 +373,14 @@ TEST_P(FailoverRma, ATransferUnderWayFinishesOverThePathsLeft) {
     (void)group.run_until([] { return false; }, std::chrono::milliseconds(200));
     EXPECT_EQ(group[1].counters().rails[1].rail.resets, 0U) << "a get reset the target's rail";
   }
+}
+
+class FailoverRma : public ::testing::TestWithParam<bool> {};  // true: put
+
+TEST_P(FailoverRma, ATransferUnderWayFinishesOverThePathsLeft) {
+  const bool put = GetParam();
+  until_a_reset([put](bool& reset) { transfer_through_a_path_going_down(put, reset); },
+                "the chunks on rail 1 always finished before its path went down");
 }
 
 INSTANTIATE_TEST_SUITE_P(PutAndGet, FailoverRma, ::testing::Bool(),
