@@ -8,6 +8,7 @@
 #   collectives-vs-openmpi.sh [--layout 2x1|2x2|1x4] [--operation allreduce]
 #       [--min 64k] [--max 64M] [--rounds 3] [--iters 20] [--rails 4]
 #       [--rate 1gbit] [--out DIR] [--build DIR] [--shim]
+#       [--setting NAME=VARIABLE=VALUE]...
 #
 # Layouts: HOSTSxRANKS. 2x1 and 2x2 run on the two emulated hosts of
 # scripts/netns-rails.sh (root only; 4 rails shaped to --rate): railyard
@@ -25,16 +26,20 @@
 # oversubscribed. --shim adds one more subject:
 # the same MPI program as Open MPI's, with the railyard MPI shim preloaded
 # (librailyard_mpi.so, docs/mpi.md), which hands it railyard's collectives
-# from RAILYARD_MPI_MIN_BYTES up and Open MPI's below.
+# from RAILYARD_MPI_MIN_BYTES up and Open MPI's below. --setting adds
+# railyard once more as subject "railyard NAME", with the RAILYARD_* or FI_*
+# VARIABLE set to VALUE in every rank (repeat a NAME to set several), so a
+# setting is measured against the defaults in the same interleaved rounds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 
 layout=2x1 operation=allreduce min=64k max=64M rounds=3 iters=20 rails=4 rate=1gbit
 out=$root/build/collectives-vs-openmpi build=$root/build/release inside=0 shim=0
+settings=()
 
 usage() {
-  sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'
 }
 fail_usage() {
   echo "collectives-vs-openmpi.sh: $*" >&2
@@ -54,6 +59,7 @@ while (($#)); do
     --build) build=${2:-}; shift 2 ;;
     --inside) inside=1; shift ;;
     --shim) shim=1; shift ;;
+    --setting) settings+=("${2:-}"); shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) fail_usage "unknown argument '$1' (see --help)" ;;
   esac
@@ -64,6 +70,15 @@ case "$layout" in
 esac
 [[ "$rounds" =~ ^[1-9][0-9]?$ ]] || fail_usage "--rounds '$rounds' is invalid: expected 1 to 99"
 [[ "$iters" =~ ^[1-9][0-9]{0,5}$ ]] || fail_usage "--iters '$iters' is invalid: expected 1 to 999999"
+# NAME=VARIABLE=VALUE each; the names in order of first appearance.
+setting_names=() forwarded=()
+for setting in "${settings[@]}"; do
+  [[ "$setting" =~ ^([A-Za-z0-9_.-]+)=((RAILYARD|FI)_[A-Z0-9_]+)=(.*)$ ]] ||
+    fail_usage "--setting '$setting' is invalid: expected NAME=VARIABLE=VALUE with a RAILYARD_* or FI_* variable"
+  name=${BASH_REMATCH[1]}
+  [[ " ${setting_names[*]} " == *" $name "* ]] || setting_names+=("$name")
+  forwarded+=(--setting "$setting")
+done
 bench=$build/examples/railyard-bench
 bench_mpi=$build/examples/railyard-bench-mpi
 for program in "$bench" "$bench_mpi" "$build/examples/railyard-mrail-bench" "$build/examples/railyard-run"; do
@@ -87,7 +102,7 @@ if ((hosts == 2 && inside == 0)); then
   exec "$here/netns-rails.sh" --rails "$rails" --rate "$rate" --timeout 3000 -- \
     "$0" --inside --layout "$layout" --operation "$operation" --min "$min" --max "$max" \
     --rounds "$rounds" --iters "$iters" --rails "$rails" --rate "$rate" --out "$out" --build "$build" \
-    $( ((shim)) && echo --shim)
+    $( ((shim)) && echo --shim) "${forwarded[@]}"
 fi
 mkdir -p "$out/rounds"
 rm -f "$out"/rounds/*.csv
@@ -156,6 +171,27 @@ fi
 if ((shim)); then
   subjects+=(shim)
 fi
+for name in "${setting_names[@]}"; do
+  subjects+=("setting:$name")
+done
+
+# The launch of railyard with setting NAME's variables: mpirun forwards
+# them with -x, railyard-run's ranks inherit them.
+railyard_with_setting() {
+  local name=$1 setting variables=()
+  for setting in "${settings[@]}"; do
+    [[ "${setting%%=*}" == "$name" ]] && variables+=("${setting#*=}")
+  done
+  if ((hosts == 2)); then
+    local exported=() variable
+    for variable in "${variables[@]}"; do
+      exported+=(-x "$variable")
+    done
+    setting_launch=("${railyard_launch[@]}" "${exported[@]}")
+  else
+    setting_launch=(env "${variables[@]}" "${railyard_launch[@]}")
+  fi
+}
 for ((round = 1; round <= rounds; round++)); do
   # The order of the subjects turns each round (railyard-mrail-bench showed
   # a subject measured late in a round runs slower).
@@ -169,6 +205,10 @@ for ((round = 1; round <= rounds; round++)); do
       vader) run_subject "Open MPI vader" "$round" "${openmpi[@]}" "$bench_mpi" "${sweep[@]}" ;;
       shim) run_subject "Open MPI + railyard shim" "$round" "${openmpi[@]}" \
         "${railyard_yield[@]}" -x LD_PRELOAD="$shim_library" "$bench_mpi" "${sweep[@]}" ;;
+      setting:*)
+        name=${subjects[$(((k + round - 1) % count))]#setting:}
+        railyard_with_setting "$name"
+        run_subject "railyard $name" "$round" "${setting_launch[@]}" "$bench" "${sweep[@]}" ;;
     esac
   done
 done

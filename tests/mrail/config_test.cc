@@ -316,7 +316,7 @@ TEST(EndpointOptions, WeightsParseAndDefaultsHold) {
   const Options options = Options::from_environment();
   EXPECT_TRUE(options.rail_weights.empty());
   EXPECT_EQ(options.min_chunk, 65536U);
-  EXPECT_EQ(options.eager_limit, 262144U);
+  EXPECT_EQ(options.eager_limit, 32768U);
   EXPECT_EQ(options.fragment_size, 0U);  // chosen by provider (Endpoint.FragmentSizeFollows...)
   EXPECT_EQ(options.pull_chunk, 32U << 10);
   EXPECT_EQ(options.pull_depth, 4U);

@@ -454,11 +454,14 @@ TEST(Endpoint, CountersShowEachPolicysSplit) {
                                Expect{kStriping, 256 * kKiB}, Expect{kStriping, 4 << 20}}) {
     auto options = endpoint_options(kRails, expect.table);
     options.home_rail = 2;
+    // 256 KiB striped eagerly, by fragments; 4 MiB by rendezvous.
+    options.eager_limit = 256 * kKiB;
     // Each share read whole: in chunks, a path done with its share takes
     // over the last chunks of another's, and the split follows the paths'
     // speed instead of the plan (tested below).
     auto reader = endpoint_options(kRails, expect.table);
     reader.pull_chunk = 0;
+    reader.eager_limit = options.eager_limit;
     EndpointGroup group({options, reader});
     std::vector<std::byte> out(expect.size);
     std::vector<std::byte> in(expect.size);
@@ -493,7 +496,7 @@ TEST(Endpoint, CountersShowEachPolicysSplit) {
         EXPECT_EQ(received.bytes_received, kCount * expect.size / kRails) << label << " rail " << r;
       }
     }
-    if (expect.size > 256 * kKiB) {
+    if (expect.size > options.eager_limit) {
       EXPECT_EQ(sender.rendezvous_messages, kCount) << label;
     } else {
       EXPECT_EQ(sender.eager_messages, kCount) << label;

@@ -56,6 +56,7 @@ Options options_for(const char* rails_variable) {
   options.rails = comma_list(netns_variable(rails_variable));
   options.policies = PolicyTable::parse("policy", "-1:striping");
   options.rail_timeout = kRailTimeout;
+  options.eager_limit = std::size_t{256} << 10;  // the stream below is eager
   return options;
 }
 

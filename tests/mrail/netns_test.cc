@@ -67,6 +67,9 @@ void run_pair(std::size_t rails, const Traffic& traffic, std::map<int, std::uint
     // Each striped share read whole, so the bytes per rail are the plan's
     // (in chunks, a path done early reads part of a slower one's share).
     options.pull_chunk = 0;
+    // Up to 256 KiB eagerly, where every byte travels over the rail the
+    // policy chose; larger messages (4 MiB) by rendezvous reads.
+    options.eager_limit = std::size_t{256} << 10;
     return options;
   };
   ForkedPeer receiver([&](Pipe& parent) {

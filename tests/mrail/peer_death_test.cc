@@ -154,6 +154,7 @@ TEST(PeerDeath, LostSmallSendsFailThePeerAndItsReceives) {
 TEST(PeerDeath, ADeadPeersQueuedTrafficDoesNotHoldUpOthers) {
   auto options = testing::endpoint_options(1, "-1:fixed");
   options.post_timeout = std::chrono::seconds(30);
+  options.eager_limit = 256 << 10;  // the 200 KiB messages go as fragments
   ForkedPeer child = connected_child(options, 1);
   Endpoint endpoint(options);
   Endpoint other(options);
@@ -194,6 +195,59 @@ TEST(PeerDeath, ADeadPeersQueuedTrafficDoesNotHoldUpOthers) {
         return std::all_of(sends.begin(), sends.end(), [](const auto& s) { return s->done(); });
       },
       std::chrono::seconds(60)));
+}
+
+// A large message to a peer that dies before it posts the receive: the
+// request-to-send went through, and nothing more is sent until the peer's
+// FIN, so no provider error ever comes. With one path (no failover to
+// number anything) the send must still end, when the silent peer answers
+// no probe, instead of waiting forever.
+TEST(PeerDeath, ALargeSendToAPeerThatDiesBeforeReadingItFails) {
+  auto options = testing::endpoint_options(1, "-1:fixed");
+  options.rail_timeout = std::chrono::milliseconds(500);
+  ForkedPeer child = connected_child(options, 1);
+  Endpoint endpoint(options);
+  const PeerId peer = connect_to(endpoint, child, 1);
+  std::vector<std::byte> large(1 << 20);
+  ASSERT_GT(large.size(), options.eager_limit);
+  Request send;
+  ASSERT_TRUE(endpoint.send(send, peer, large.data(), large.size(), 3).ok());
+  (void)endpoint.progress_until([] { return false; }, std::chrono::milliseconds(100));
+  ASSERT_FALSE(send.done()) << "the child never posts this receive";
+  EXPECT_EQ(child.kill_and_wait(), -SIGKILL);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(endpoint.progress_until([&] { return send.done(); }, std::chrono::seconds(30)))
+      << "a rendezvous send to a dead peer waited 30 s";
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(send.status().code(), StatusCode::kUnreachable) << send.status().to_string();
+}
+
+// A live peer that takes its time to post the receive is not taken for a
+// dead one: it answers the probes, and the send completes once it reads.
+TEST(PeerDeath, ALargeSendToAPeerSlowToReadItWaits) {
+  auto options = testing::endpoint_options(1, "-1:fixed");
+  options.rail_timeout = std::chrono::milliseconds(300);
+  ForkedPeer child([options](Pipe& pipe) {
+    Endpoint endpoint(options);
+    const PeerId parent = testing::meet_parent(endpoint, pipe);
+    // Progress without posting, four rail timeouts long, then take it.
+    (void)endpoint.progress_until([] { return false; }, std::chrono::milliseconds(1200));
+    std::vector<std::byte> in(1 << 20);
+    Request recv;
+    if (!endpoint.recv(recv, parent, in.data(), in.size(), 3).ok() ||
+        !endpoint.wait(recv, std::chrono::seconds(30)) || !recv.status().ok()) {
+      throw std::runtime_error("the large message did not arrive");
+    }
+    (void)endpoint.progress_until([] { return false; }, std::chrono::seconds(2));
+  });
+  Endpoint endpoint(options);
+  const PeerId peer = testing::meet_child(endpoint, child);
+  std::vector<std::byte> large(1 << 20);
+  Request send;
+  ASSERT_TRUE(endpoint.send(send, peer, large.data(), large.size(), 3).ok());
+  ASSERT_TRUE(endpoint.wait(send, std::chrono::seconds(30)));
+  EXPECT_TRUE(send.status().ok()) << send.status().to_string();
+  EXPECT_EQ(child.wait(std::chrono::seconds(30)), 0);
 }
 
 }  // namespace

@@ -25,6 +25,7 @@ constexpr std::uint32_t kWindow = 16;
 Options budget_options(std::uint64_t per_peer, std::uint64_t total) {
   auto options = testing::endpoint_options(2, "-1:striping");
   options.window = kWindow;
+  options.eager_limit = kMessageSize;  // the budget holds eager payloads
   options.unexpected_peer_bytes = per_peer;
   options.unexpected_bytes = total;
   return options;

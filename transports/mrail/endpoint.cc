@@ -404,8 +404,10 @@ PeerId Endpoint::insert_peer(std::span<const std::byte> blob) {
   for (std::size_t p = 0; p < peer.paths.size(); ++p) {
     peer.path_of_rail[peer.paths[p].local_rail] = p;
   }
-  // Failover needs a path to fail over to (docs/architecture.md).
-  peer.guarded = !same_host && peer.paths.size() > 1 && options_.rail_timeout.count() != 0;
+  // Failover needs a path to fail over to (docs/architecture.md); a dead
+  // peer is found over one path too.
+  peer.watched = !same_host && options_.rail_timeout.count() != 0;
+  peer.guarded = peer.watched && peer.paths.size() > 1;
   peer_ids_.emplace(remote.id, id);
 
   // Messages that arrived before we knew the peer.

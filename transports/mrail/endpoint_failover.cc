@@ -184,9 +184,19 @@ void Endpoint::check_paths() {
   // endpoint meanwhile) saw nothing of that time: it judges from now on.
   const bool fresh_start = now - next_path_check_ > options_.rail_timeout / 2;
   next_path_check_ = now + interval;
+  // Peers with a rendezvous send out: its FIN comes only when the peer has
+  // read the data, however long it takes to post the receive, so the send
+  // counts as work pending on every path, and a probe must be answered
+  // while it waits (a dead peer answers none).
+  std::vector<bool> awaited(peers_.size(), false);
+  for (const auto& [transfer, request] : rendezvous_sends_) {
+    if (request->peer().index < awaited.size()) {
+      awaited[request->peer().index] = true;
+    }
+  }
   for (const auto& owned : peers_) {
     Peer& peer = *owned;
-    if (!peer.guarded || peer.failed) {
+    if (!peer.watched || peer.failed) {
       continue;
     }
     for (std::size_t p = 0; p < peer.paths.size() && !peer.failed; ++p) {
@@ -206,7 +216,8 @@ void Endpoint::check_paths() {
       if (path.quiet_since == std::chrono::steady_clock::time_point{}) {
         path.quiet_since = now;  // a path this check has not seen before
       }
-      const bool pending = !path.unacked.empty() || path.pull_bytes_in_flight != 0;
+      const bool pending =
+          !path.unacked.empty() || path.pull_bytes_in_flight != 0 || awaited[peer.id.index];
       if (path.activity != path.activity_seen || !pending || fresh_start) {
         path.activity_seen = path.activity;
         path.quiet_since = now;
@@ -215,11 +226,13 @@ void Endpoint::check_paths() {
       }
       const auto quiet = now - path.quiet_since;
       if (quiet >= options_.rail_timeout) {
-        path_down(peer, p,
-                  fmt::format("nothing from the peer over it for {} ms with {} messages and {} "
-                              "bytes of reads or writes outstanding, and no answer to a probe",
-                              std::chrono::duration_cast<std::chrono::milliseconds>(quiet).count(),
-                              path.unacked.size(), path.pull_bytes_in_flight));
+        path_down(
+            peer, p,
+            fmt::format("nothing from the peer over it for {} ms with {} messages and {} "
+                        "bytes of reads or writes outstanding{}, and no answer to a probe",
+                        std::chrono::duration_cast<std::chrono::milliseconds>(quiet).count(),
+                        path.unacked.size(), path.pull_bytes_in_flight,
+                        awaited[peer.id.index] ? ", a large send waiting for it to read" : ""));
       } else if (quiet >= options_.rail_timeout / 2 && !path.probe_outstanding) {
         path.probe_outstanding = true;
         log::debug(

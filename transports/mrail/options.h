@@ -40,8 +40,8 @@ struct HostRailOptions {
   // Largest message to a same-host peer sent eagerly; larger ones go by
   // rendezvous, which the host rail carries as one read of the sender's
   // memory (CMA) instead of a copy into receive buffers and out
-  // again. Measured on this machine (docs/benchmarks.md): with the network
-  // rails' 256 KiB, a 256 KiB sendrecv between two ranks took 74 us
+  // again. Measured on this machine (docs/benchmarks.md): with 256 KiB (the
+  // network rails' limit then), a 256 KiB sendrecv between two ranks took 74 us
   // against 26 us by rendezvous, and a 1 MiB allreduce on 4 ranks 660-920
   // us against 270-380 us with 16 KiB.
   std::uint64_t eager_limit = std::uint64_t{16} * 1024;
@@ -63,9 +63,18 @@ struct Options {
   std::vector<double> rail_weights;
   // Smallest piece a striped transfer is split into. Default: RAILYARD_MIN_CHUNK, 64 KiB.
   std::uint64_t min_chunk = std::uint64_t{64} * 1024;
-  // Largest message sent eagerly; larger ones use rendezvous.
-  // Default: RAILYARD_EAGER_LIMIT, 256 KiB.
-  std::uint64_t eager_limit = std::uint64_t{256} * 1024;
+  // Largest message sent eagerly; larger ones use rendezvous, which reads
+  // into the receiver's buffer without the two copies an eager message
+  // takes (into a send buffer, out of a receive buffer) and without using
+  // up the peer's receive buffers. Measured on the emulated hosts (4 rails
+  // at 1 Gbit/s, `net`, docs/benchmarks.md, session 37) against the 256 KiB
+  // of before: a window of 64 KiB messages 468 MB/s against 406 one way and
+  // 921 against 288 both ways, 128-256 KiB level or better, a 2-host 64-128
+  // KiB allreduce at the rails' rate from its first calls; a lone 64 KiB
+  // message 1.09x the time (a request and a read before the data). Below
+  // one fragment rendezvous only costs: 16 KiB halved 32 KiB's bandwidth.
+  // Default: RAILYARD_EAGER_LIMIT, 32 KiB.
+  std::uint64_t eager_limit = std::uint64_t{32} * 1024;
   // A rendezvous receiver reads its share on each path in reads of at most
   // this many bytes, at most `pull_depth` chunks' worth in flight per path
   // across all messages from the peer (later messages' reads wait their

@@ -173,6 +173,11 @@ struct Peer {
   // which it sends to us, by its rail index.
   static constexpr std::size_t kNoPath = SIZE_MAX;
   bool guarded = false;
+  // Whether its paths are watched for silence with work pending
+  // (Options::rail_timeout not 0, a network peer): a path that fails so
+  // fails the peer when it is not guarded, so that a large send waiting for
+  // a dead peer to read it ends instead of waiting forever.
+  bool watched = false;
   std::vector<std::size_t> path_of_rail;
   std::vector<InboundPath> inbound;
   std::size_t ack_cursor = 0;  // where attach_ack looks first in `inbound`
