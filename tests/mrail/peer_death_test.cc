@@ -226,12 +226,15 @@ TEST(PeerDeath, ALargeSendToAPeerThatDiesBeforeReadingItFails) {
 // dead one: it answers the probes, and the send completes once it reads.
 TEST(PeerDeath, ALargeSendToAPeerSlowToReadItWaits) {
   auto options = testing::endpoint_options(1, "-1:fixed");
-  options.rail_timeout = std::chrono::milliseconds(300);
+  // Long enough that a loaded machine (sanitizers, tests in parallel)
+  // answers each probe in time.
+  options.rail_timeout = std::chrono::milliseconds(1000);
   ForkedPeer child([options](Pipe& pipe) {
     Endpoint endpoint(options);
     const PeerId parent = testing::meet_parent(endpoint, pipe);
-    // Progress without posting, four rail timeouts long, then take it.
-    (void)endpoint.progress_until([] { return false; }, std::chrono::milliseconds(1200));
+    // Progress without posting, two and a half rail timeouts long (every
+    // path probed at least twice), then take it.
+    (void)endpoint.progress_until([] { return false; }, std::chrono::milliseconds(2500));
     std::vector<std::byte> in(1 << 20);
     Request recv;
     if (!endpoint.recv(recv, parent, in.data(), in.size(), 3).ok() ||
