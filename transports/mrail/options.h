@@ -69,10 +69,10 @@ struct Options {
   // up the peer's receive buffers. Measured on the emulated hosts (4 rails
   // at 1 Gbit/s, `net`, docs/benchmarks.md, session 37) against the 256 KiB
   // of before: a window of 64 KiB messages 468 MB/s against 406 one way and
-  // 921 against 288 both ways, 128-256 KiB level or better, a 2-host 64-128
-  // KiB allreduce at the rails' rate from its first calls; a lone 64 KiB
-  // message 1.09x the time (a request and a read before the data). Below
-  // one fragment rendezvous only costs: 16 KiB halved 32 KiB's bandwidth.
+  // 921 against 288 both ways, 128-256 KiB level or better, a 2-host
+  // allreduce 2.1-2.7x as fast at 64 KiB; a lone 64 KiB message 1.09x the
+  // time (a request and a read before the data). Below one fragment
+  // rendezvous only costs: with 16 KiB a lone 32 KiB message took 1.66x.
   // Default: RAILYARD_EAGER_LIMIT, 32 KiB.
   std::uint64_t eager_limit = std::uint64_t{32} * 1024;
   // A rendezvous receiver reads its share on each path in reads of at most
