@@ -197,7 +197,8 @@ for ((round = 1; round <= rounds; round++)); do
   # a subject measured late in a round runs slower).
   count=${#subjects[@]}
   for ((k = 0; k < count; k++)); do
-    case "${subjects[$(((k + round - 1) % count))]}" in
+    subject=${subjects[$(((k + round - 1) % count))]}
+    case "$subject" in
       railyard) run_subject railyard "$round" "${railyard_launch[@]}" "$bench" "${sweep[@]}" ;;
       tuned) run_subject "Open MPI tuned" "$round" "${openmpi[@]}" "$bench_mpi" "${sweep[@]}" ;;
       han) run_subject "Open MPI han" "$round" "${openmpi[@]}" --mca coll_han_priority 100 \
@@ -206,9 +207,9 @@ for ((round = 1; round <= rounds; round++)); do
       shim) run_subject "Open MPI + railyard shim" "$round" "${openmpi[@]}" \
         "${railyard_yield[@]}" -x LD_PRELOAD="$shim_library" "$bench_mpi" "${sweep[@]}" ;;
       setting:*)
-        name=${subjects[$(((k + round - 1) % count))]#setting:}
-        railyard_with_setting "$name"
-        run_subject "railyard $name" "$round" "${setting_launch[@]}" "$bench" "${sweep[@]}" ;;
+        railyard_with_setting "${subject#setting:}"
+        run_subject "railyard ${subject#setting:}" "$round" "${setting_launch[@]}" "$bench" \
+          "${sweep[@]}" ;;
     esac
   done
 done
