@@ -50,6 +50,9 @@ CommunicatorOptions CommunicatorOptions::from_environment() {
       throw ConfigError("RAILYARD_SHM", *text, "expected auto, on or off");
     }
   }
+  if (const auto text = env::get("RAILYARD_SHM_PREFAULT")) {
+    options.shm_prefault = parse_size("RAILYARD_SHM_PREFAULT", *text);
+  }
   if (const auto text = env::get("RAILYARD_ALGO")) {
     options.algorithms = *text;
     (void)AlgorithmTable("RAILYARD_ALGO", options.algorithms);  // refused here, not at first use

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -36,6 +37,10 @@ struct CommunicatorOptions {
   // shared memory, the others the rails; the choice is per peer.
   // RAILYARD_SHM: auto (the default), on or off.
   SharedMemoryMode shared_memory = SharedMemoryMode::kAuto;
+  // How much of each shared-memory region is faulted in when it is mapped
+  // (mrail::HostRailOptions::prefault_bytes); unset: that default, 1 MiB.
+  // RAILYARD_SHM_PREFAULT: a size (0: none).
+  std::optional<std::uint64_t> shm_prefault;
 
   // Which algorithm a collective runs, per size range, instead of the
   // built-in choice (collectives/algorithm_table.h), e.g.

@@ -79,6 +79,9 @@ World::World(std::unique_ptr<Bootstrap> bootstrap, CommunicatorOptions options,
   fit_waits_to_host(endpoint_options.wait, cards, host_);
   endpoint_options.host_rail =
       host_rail_for(options_.shared_memory, host_, cards[static_cast<std::size_t>(rank())].host);
+  if (endpoint_options.host_rail && options_.shm_prefault) {
+    endpoint_options.host_rail->prefault_bytes = *options_.shm_prefault;
+  }
   steps.mark("rail mapping");
   endpoint_ = std::make_unique<mrail::Endpoint>(std::move(endpoint_options));
   steps.mark("endpoint");

@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "forked_ranks.h"
+#include "mapped_pages.h"
 #include "railyard/comm/bootstrap/root_bootstrap.h"
 #include "railyard/comm/communicator.h"
 #include "railyard/comm/window.h"
@@ -277,6 +280,80 @@ namespace railyard::comm {
 namespace {
 
 class FatalSignal : public ::testing::TestWithParam<int> {};
+
+// What a rank's page tables hold of the shm regions it maps (its own and
+// its peers'): "<regions> <pages present in the first MiB of each>".
+std::string prefaulted_regions() {
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  std::vector<std::string> regions;
+  while (std::getline(maps, line)) {
+    const auto at = line.find("/dev/shm/");
+    if (at != std::string::npos) {
+      regions.push_back(line.substr(at));
+    }
+  }
+  std::string report = std::to_string(regions.size());
+  for (const std::string& region : regions) {
+    const auto mapping = railyard::testing::mapping_of_file(region);
+    if (mapping) {
+      report += fmt::format(
+          " {}", railyard::testing::present_pages(mapping->start, std::min(mapping->length, kMiB)));
+    } else {
+      report += " unmapped";
+    }
+  }
+  return report;
+}
+
+// Two processes of one host: when the communicator is ready, the first MiB
+// of both shm regions is in each one's page tables (RAILYARD_SHM_PREFAULT's
+// default), so no message pays a page fault on the command queues; with 0,
+// the peer's region is faulted in only as messages go into it.
+TEST(SharedMemory, RegionsAreFaultedInWhenMapped) {
+  const ScopedEnv rails("FI_OFI_MRAIL_ADDR", "127.0.0.1");
+  for (const char* prefault : {"", "0"}) {
+    const auto ranks = railyard::testing::fork_ranks(
+        2, "shared-memory-test", 30s,
+        [&](int /*rank*/) {
+          ::setenv("RAILYARD_SHM", "on", 1);
+          if (*prefault != '\0') {
+            ::setenv("RAILYARD_SHM_PREFAULT", prefault, 1);
+          }
+        },
+        [&](int /*rank*/, const Communicator& /*world*/, tools::Pipe& pipe) {
+          pipe.send_text(prefaulted_regions());
+        });
+    for (int rank = 0; rank < 2; ++rank) {
+      auto& peer = *ranks[static_cast<std::size_t>(rank)];
+      const std::string report = peer.pipe().receive_text(60s);
+      if (*prefault == '\0') {
+        EXPECT_EQ(report, "2 256 256") << "rank " << rank;
+      } else {
+        EXPECT_NE(report, "2 256 256") << "rank " << rank << " with RAILYARD_SHM_PREFAULT=0";
+        EXPECT_EQ(report.substr(0, 2), "2 ") << "rank " << rank;
+      }
+      EXPECT_EQ(peer.wait(30s), 0) << "rank " << rank;
+    }
+  }
+}
+
+TEST(SharedMemory, ThePrefaultSizeIsReadAndCheckedByName) {
+  EXPECT_FALSE(CommunicatorOptions::from_environment().shm_prefault.has_value());
+  {
+    const ScopedEnv prefault("RAILYARD_SHM_PREFAULT", "256k");
+    EXPECT_EQ(CommunicatorOptions::from_environment().shm_prefault, std::uint64_t{256} << 10);
+  }
+  const ScopedEnv prefault("RAILYARD_SHM_PREFAULT", "lots");
+  try {
+    (void)CommunicatorOptions::from_environment();
+    FAIL() << "RAILYARD_SHM_PREFAULT=lots was accepted";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(error.input(), "RAILYARD_SHM_PREFAULT");
+    EXPECT_EQ(error.value(), "lots");
+  }
+}
 
 // A process that dies of a fatal signal it does not handle removes its
 // region on the way out: libfabric's handlers for some signals, ours

@@ -42,6 +42,8 @@ std::vector<BadInput> job_variables() {
                read_communicator),
       variable(kCommunicator, "RAILYARD_SHM", "maybe", "expected auto, on or off",
                read_communicator),
+      variable(kCommunicator, "RAILYARD_SHM_PREFAULT", "1mbyte", "expected a byte count",
+               read_communicator),
       variable(kCommunicator, "RAILYARD_ALGO", "allreduce:0-8k:quantum",
                "names no allreduce algorithm 'quantum'; there are recursive_doubling",
                read_communicator),

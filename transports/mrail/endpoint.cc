@@ -20,6 +20,7 @@
 #include "railyard/transports/mrail/detail/matching_engine.h"
 #include "railyard/transports/mrail/detail/peer.h"
 #include "railyard/transports/rail/progress.h"
+#include "railyard/transports/shm/region_prefault.h"
 
 namespace railyard::mrail {
 namespace {
@@ -206,21 +207,24 @@ void Endpoint::open_rail(const RailOptions& rail_options, std::optional<std::str
   state->traffic.name = rail.name();
   state->traffic.host_only = state->host_only;
   if (state->host_only && rail.limits().provider == "shm") {
-    state->region_guard = std::make_unique<shm::RegionGuard>(shm::region_path(rail.name()));
+    const std::string region = shm::region_path(rail.name());
+    state->region_guard = std::make_unique<shm::RegionGuard>(region);
+    (void)shm::prefault_region(region, options_.host_rail->prefault_bytes);
   }
 
-  constexpr std::size_t kFirstPage = 4096;
   const std::size_t receive_bytes = slot_size * options_.receive_buffers;
   state->receive_memory = std::make_unique_for_overwrite<std::byte[]>(receive_bytes);
+  // Every page of the buffers is faulted in now (as registering them with
+  // a provider that pins memory would): the provider fills them in turn,
+  // and each page's first use was a page fault on the message's path. A
+  // two-host 8-byte allreduce took 9.4-11.7 us over its first 25 calls
+  // until the first page of each was faulted in here (8.0 then). Faulting
+  // in only that page left 64 KiB allreduces on 4 ranks of one host, whose
+  // 16 KiB blocks land eager and fill 4 pages, 2.3x as slow over 10 calls
+  // (docs/benchmarks.md, session 38).
+  std::memset(state->receive_memory.get(), 0, receive_bytes);
   state->receive_region = rail.register_memory(state->receive_memory.get(), receive_bytes);
   for (std::uint32_t s = 0; s < options_.receive_buffers; ++s) {
-    // The first page of every receive buffer is faulted in now, where the
-    // header and a small message land: the provider fills the buffers in
-    // turn, and each first use cost a page fault on the latency path (a
-    // two-host 8-byte allreduce took 9.4-11.7 us over its first 25 calls,
-    // 8.0 with this).
-    std::memset(state->receive_memory.get() + s * slot_size, 0,
-                std::min<std::size_t>(slot_size, kFirstPage));
     auto slot = std::make_unique<RxSlot>(*this, index, state->receive_memory.get() + s * slot_size,
                                          slot_size);
     const Status posted =
@@ -233,6 +237,7 @@ void Endpoint::open_rail(const RailOptions& rail_options, std::optional<std::str
   }
   const std::size_t send_bytes = slot_size * options_.send_buffers;
   state->send_memory = std::make_unique_for_overwrite<std::byte[]>(send_bytes);
+  std::memset(state->send_memory.get(), 0, send_bytes);  // faulted in now, as the receive buffers
   state->send_region = rail.register_memory(state->send_memory.get(), send_bytes);
   for (std::uint32_t s = 0; s < options_.send_buffers; ++s) {
     state->send_slots.push_back(
@@ -433,7 +438,14 @@ std::optional<Path> Endpoint::pair_host_rail(const EndpointAddress& remote) {
       continue;
     }
     try {
-      return Path{*host_rail_, r, state.rail->insert_peer(remote.rails[r].address)};
+      Path path{*host_rail_, r, state.rail->insert_peer(remote.rails[r].address)};
+      if (state.region_guard) {
+        // The provider maps the peer's region as the peer is inserted.
+        (void)shm::prefault_region(
+            shm::region_path(state.rail->address_name(remote.rails[r].address)),
+            options_.host_rail->prefault_bytes);
+      }
+      return path;
     } catch (const Error& error) {
       if (options_.host_rail->required) {
         throw Error(

@@ -45,6 +45,17 @@ struct HostRailOptions {
   // against 26 us by rendezvous, and a 1 MiB allreduce on 4 ranks 660-920
   // us against 270-380 us with 16 KiB.
   std::uint64_t eager_limit = std::uint64_t{16} * 1024;
+  // How much of each shm region (this endpoint's, and each same-host
+  // peer's as it is inserted) is faulted in at once rather than page by
+  // page as messages go round its command queue (transports/shm/
+  // region_prefault.h): with libfabric 1.17's defaults the queues fill the
+  // first 276 KiB. Measured on this machine, 4 ranks (docs/benchmarks.md,
+  // session 38): without it, the first ~50 calls of a 1 MiB allreduce took
+  // 1.0-1.4 ms each (median), the later ones 0.54-0.97; with it, 0.63-0.94
+  // from the first. railyard-bench -n 10 with 0 took 1.6-2.2x as long at
+  // 128-256 KiB and 1.23-1.28x at 1 MiB. 0: none. Default:
+  // RAILYARD_SHM_PREFAULT, 1 MiB.
+  std::uint64_t prefault_bytes = std::uint64_t{1} << 20;
 };
 
 struct Options {

@@ -74,6 +74,10 @@ class Rail {
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
   // The address blob peers insert to reach this rail.
   [[nodiscard]] const std::vector<std::byte>& address() const noexcept { return address_; }
+  // A peer's address blob as the provider prints it (as name() prints this rail's).
+  [[nodiscard]] std::string address_name(std::span<const std::byte> address) const {
+    return av_.to_string(address);
+  }
   [[nodiscard]] const WaitPolicy& wait_policy() const noexcept { return options_.wait; }
   // Where the rail was bound, when options.address named a place.
   [[nodiscard]] const std::optional<BindAddress>& bind_address() const noexcept {
