@@ -15,6 +15,7 @@
 
 #include "railyard/common/detail/local_rank.h"
 #include "railyard/common/detail/log.h"
+#include "railyard/common/detail/populate_pages.h"
 #include "railyard/common/error.h"
 #include "railyard/transports/mrail/detail/endpoint_internal.h"
 #include "railyard/transports/mrail/detail/matching_engine.h"
@@ -222,7 +223,9 @@ void Endpoint::open_rail(const RailOptions& rail_options, std::optional<std::str
   // in only that page left 64 KiB allreduces on 4 ranks of one host, whose
   // 16 KiB blocks land eager and fill 4 pages, 2.3x as slow over 10 calls
   // (docs/benchmarks.md, session 38).
-  std::memset(state->receive_memory.get(), 0, receive_bytes);
+  if (!populate_pages(state->receive_memory.get(), receive_bytes)) {
+    std::memset(state->receive_memory.get(), 0, receive_bytes);
+  }
   state->receive_region = rail.register_memory(state->receive_memory.get(), receive_bytes);
   for (std::uint32_t s = 0; s < options_.receive_buffers; ++s) {
     auto slot = std::make_unique<RxSlot>(*this, index, state->receive_memory.get() + s * slot_size,
@@ -237,7 +240,9 @@ void Endpoint::open_rail(const RailOptions& rail_options, std::optional<std::str
   }
   const std::size_t send_bytes = slot_size * options_.send_buffers;
   state->send_memory = std::make_unique_for_overwrite<std::byte[]>(send_bytes);
-  std::memset(state->send_memory.get(), 0, send_bytes);  // faulted in now, as the receive buffers
+  if (!populate_pages(state->send_memory.get(), send_bytes)) {  // as the receive buffers
+    std::memset(state->send_memory.get(), 0, send_bytes);
+  }
   state->send_region = rail.register_memory(state->send_memory.get(), send_bytes);
   for (std::uint32_t s = 0; s < options_.send_buffers; ++s) {
     state->send_slots.push_back(

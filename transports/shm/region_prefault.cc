@@ -1,7 +1,5 @@
 #include "railyard/transports/shm/region_prefault.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -14,16 +12,10 @@
 #include <system_error>
 
 #include "railyard/common/detail/log.h"
+#include "railyard/common/detail/populate_pages.h"
 
 namespace railyard::shm {
 namespace {
-
-// MADV_POPULATE_WRITE (Linux 5.14), for C libraries whose headers predate it.
-#ifdef MADV_POPULATE_WRITE
-constexpr int kPopulateWrite = MADV_POPULATE_WRITE;
-#else
-constexpr int kPopulateWrite = 23;
-#endif
 
 struct Mapping {
   std::uintptr_t start = 0;
@@ -74,7 +66,7 @@ std::size_t prefault_region(const std::string& path, std::size_t bytes) {
   }
   const std::size_t length = std::min<std::size_t>(bytes, mapping->end - mapping->start);
   // NOLINTNEXTLINE(performance-no-int-to-ptr): an address read from /proc/self/maps
-  if (::madvise(reinterpret_cast<void*>(mapping->start), length, kPopulateWrite) != 0) {
+  if (!populate_pages(reinterpret_cast<const void*>(mapping->start), length)) {
     static std::once_flag told;
     const int error = errno;
     std::call_once(told, [&] {
