@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "railyard/common/detail/populate_pages.h"
+
 namespace railyard::comm::detail {
 namespace {
 
@@ -43,7 +45,11 @@ class ScratchPool {
       }
     }
     capacity = bytes;
-    return std::make_unique_for_overwrite<std::byte[]>(bytes);
+    auto fresh = std::make_unique_for_overwrite<std::byte[]>(bytes);
+    // Fresh pages, about to be filled: faulted in at once, not one by one
+    // on the collective's path (common/detail/populate_pages.h).
+    (void)populate_pages(fresh.get(), bytes);
+    return fresh;
   }
 
   void give(Kept buffer) noexcept {
