@@ -219,10 +219,10 @@ void Endpoint::open_rail(const RailOptions& rail_options, std::optional<std::str
   // a provider that pins memory would): the provider fills them in turn,
   // and each page's first use was a page fault on the message's path. A
   // two-host 8-byte allreduce took 9.4-11.7 us over its first 25 calls
-  // until the first page of each was faulted in here (8.0 then). Faulting
-  // in only that page left 64 KiB allreduces on 4 ranks of one host, whose
-  // 16 KiB blocks land eager and fill 4 pages, 2.3x as slow over 10 calls
-  // (docs/benchmarks.md, session 38).
+  // until the first page of each was faulted in here (8.0 then). With only
+  // that page, 64 KiB allreduces on 4 ranks of one host, whose 16 KiB
+  // blocks land eager and fill 4 pages of a buffer, still faulted 6 times
+  // a call over their first ~30 calls (docs/benchmarks.md, session 38).
   if (!populate_pages(state->receive_memory.get(), receive_bytes)) {
     std::memset(state->receive_memory.get(), 0, receive_bytes);
   }
