@@ -102,12 +102,22 @@ restore_links() {
     set_link b "${r}" up || true
   done
 }
-trap restore_links EXIT
+trap 'restore_links; rm -f "${ready_file:-}"' EXIT
 
-"${soak}" --messages "${messages}" --seed "${seed}" ${json:+--json "${json}"} &
+ready_file=$(mktemp -u /tmp/railyard-soak-ready.XXXXXX)
+"${soak}" --messages "${messages}" --seed "${seed}" --ready-file "${ready_file}" \
+  ${json:+--json "${json}"} &
 soak_pid=$!
 start=${SECONDS}
 flaps=0
+# No rail goes down before both hosts' endpoints are open and connected: a
+# rail down then fails the set-up (its address names a downed interface),
+# which tests nothing. The soak gives up on a side after 120 s.
+while [[ ! -e ${ready_file} ]] && kill -0 "${soak_pid}" 2>/dev/null &&
+  ((SECONDS - start < 150)); do
+  sleep 0.2
+done
+rm -f "${ready_file}"
 # One rail down at a time; the loop ends with the soak (whose own stall
 # timeout bounds it) or at netns-rails.sh's time limit.
 while kill -0 "${soak_pid}" 2>/dev/null; do

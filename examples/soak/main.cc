@@ -34,6 +34,10 @@
 namespace railyard::soak {
 namespace {
 
+// How long each side may take to open its endpoint and meet the other (a
+// side waits 60 s for its peer's address; sanitizer builds start slowly).
+constexpr std::chrono::seconds kConnectTimeout{120};
+
 struct Settings {
   std::uint64_t messages = 1000000;
   std::uint64_t seed = 1;
@@ -45,6 +49,7 @@ struct Settings {
   std::string rails_a;
   std::string rails_b;
   std::string json_path;
+  std::string ready_file;
 };
 
 std::string from_environment(const char* name, const char* fallback) {
@@ -89,6 +94,9 @@ int run(int argc, char** argv) {
   app.add_option("--rails-a", settings.rails_a, "host a's rail addresses (RAILYARD_RAILS_A)");
   app.add_option("--rails-b", settings.rails_b, "host b's rail addresses (RAILYARD_RAILS_B)");
   app.add_option("--json", settings.json_path, "also write both reports to this file");
+  app.add_option("--ready-file", settings.ready_file,
+                 "create this file once both hosts' endpoints are open and connected, "
+                 "before any traffic (scripts/soak.sh waits for it before taking rails down)");
   CLI11_PARSE(app, argc, argv);
 
   if (settings.netns_a.empty()) {
@@ -135,16 +143,38 @@ int run(int argc, char** argv) {
       options.max_size = max_size;
       options.window = settings.window;
       options.stall_timeout = std::chrono::seconds(settings.stall_timeout);
-      parent.send_text(nlohmann::json(run_side(options, peer)).dump());
+      parent.send_text(
+          nlohmann::json(run_side(options, peer, [&] { parent.send_text("connected"); })).dump());
     }));
   }
   ::close(link[0]);
   ::close(link[1]);
 
+  // Both sides say when their endpoints are open and connected; until
+  // then a rail taken down would fail the endpoint's set-up, not test the
+  // failover. A side that fails before that sends no report either (below).
+  bool connected = true;
+  for (unsigned i = 0; i < 2 && connected; ++i) {
+    try {
+      connected = sides[i]->pipe().receive_text(kConnectTimeout) == "connected";
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "railyard-soak: host %c did not connect: %s\n", i == 0 ? 'a' : 'b',
+                   error.what());
+      connected = false;
+    }
+  }
+  if (connected) {
+    fmt::print("# both hosts connected; traffic starts\n");
+    std::fflush(stdout);
+    if (!settings.ready_file.empty()) {
+      std::ofstream(settings.ready_file) << "connected\n";
+    }
+  }
+
   // Each side ends within its stall timeout of its last completion; the
   // bound here only guards against a side that hangs outside its loop.
   std::vector<SideReport> reports(2);
-  bool reported = true;
+  bool reported = connected;
   for (unsigned i = 0; i < 2; ++i) {
     try {
       reports[i] = nlohmann::json::parse(sides[i]->pipe().receive_text(std::chrono::hours(24)))

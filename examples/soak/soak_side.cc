@@ -351,8 +351,10 @@ void from_json(const nlohmann::json& in, SideReport& report) {
   in.at("rail_resets").get_to(report.rail_resets);
 }
 
-SideReport run_side(const SideOptions& options, const tools::Pipe& peer) {
+SideReport run_side(const SideOptions& options, const tools::Pipe& peer,
+                    const std::function<void()>& connected) {
   Side side(options, peer);
+  connected();
   side.run();
   // Through here, the other side may still need us: acknowledgements of
   // what it sent, reads of what we sent. Each says so over the pipe, read

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,10 @@ void to_json(nlohmann::json& out, const SideReport& report);
 void from_json(const nlohmann::json& in, SideReport& report);
 
 // Runs the side; `peer` connects it to the other side (addresses, and the
-// end of the run). Throws on setup errors; a failed run is in the report.
-[[nodiscard]] SideReport run_side(const SideOptions& options, const tools::Pipe& peer);
+// end of the run). `connected` is called once the endpoint is open and has
+// the peer, before any traffic. Throws on setup errors; a failed run is in
+// the report.
+[[nodiscard]] SideReport run_side(const SideOptions& options, const tools::Pipe& peer,
+                                  const std::function<void()>& connected);
 
 }  // namespace railyard::soak
