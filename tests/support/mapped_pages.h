@@ -1,7 +1,7 @@
-// Which pages of a file this process maps are in its page tables, for tests
-// of faulting in shared-memory regions: /proc/self/maps finds the mapping,
-// /proc/self/pagemap tells for each page whether it is present (bit 63,
-// readable without privileges).
+// Which pages of this process's memory are in its page tables, for tests of
+// faulting memory in: /proc/self/pagemap tells for each page whether it is
+// present (bit 63, readable without privileges); shm::mapping_of_file finds
+// a file's mapping.
 #pragma once
 
 #include <fcntl.h>
@@ -9,45 +9,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <fstream>
-#include <optional>
-#include <sstream>
-#include <string>
-#include <string_view>
+
+#include "railyard/transports/shm/region_prefault.h"
 
 namespace railyard::testing {
 
-struct FileMapping {
-  std::uintptr_t start = 0;
-  std::size_t length = 0;
-};
-
-// This process's mapping of `path` from its first byte, if any.
-inline std::optional<FileMapping> mapping_of_file(const std::string& path) {
-  std::ifstream maps("/proc/self/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    const std::string_view text = line;
-    const auto slash = text.find('/');
-    if (slash == std::string_view::npos || text.substr(slash) != path) {
-      continue;
-    }
-    std::istringstream fields(line);
-    std::string range;
-    std::string perms;
-    std::string offset;
-    fields >> range >> perms >> offset;
-    if (std::strtoull(offset.c_str(), nullptr, 16) != 0) {
-      continue;
-    }
-    const auto dash = range.find('-');
-    const std::uintptr_t start = std::strtoull(range.substr(0, dash).c_str(), nullptr, 16);
-    const std::uintptr_t end = std::strtoull(range.substr(dash + 1).c_str(), nullptr, 16);
-    return FileMapping{start, end - start};
-  }
-  return std::nullopt;
-}
+using shm::mapping_of_file;  // finds the mapping whose pages are counted
 
 // How many of the pages of [start, start + bytes) are present in this
 // process's page tables.

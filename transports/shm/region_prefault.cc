@@ -15,17 +15,9 @@
 #include "railyard/common/detail/populate_pages.h"
 
 namespace railyard::shm {
-namespace {
 
-struct Mapping {
-  std::uintptr_t start = 0;
-  std::uintptr_t end = 0;
-};
-
-// This process's mapping of `path` from its first byte, as /proc/self/maps
-// lists it ("start-end perms offset dev inode path").
-std::optional<Mapping> mapping_of(const std::string& path) {
-  std::ifstream maps("/proc/self/maps");
+std::optional<FileMapping> mapping_of_file(const std::string& path) {
+  std::ifstream maps("/proc/self/maps");  // "start-end perms offset dev inode path"
   std::string line;
   while (std::getline(maps, line)) {
     const std::string_view text = line;
@@ -43,28 +35,25 @@ std::optional<Mapping> mapping_of(const std::string& path) {
         std::strtoull(offset.c_str(), nullptr, 16) != 0) {
       continue;
     }
-    Mapping found;
-    found.start = std::strtoull(range.substr(0, dash).c_str(), nullptr, 16);
-    found.end = std::strtoull(range.substr(dash + 1).c_str(), nullptr, 16);
-    if (found.end > found.start) {
-      return found;
+    const std::uintptr_t start = std::strtoull(range.substr(0, dash).c_str(), nullptr, 16);
+    const std::uintptr_t end = std::strtoull(range.substr(dash + 1).c_str(), nullptr, 16);
+    if (end > start) {
+      return FileMapping{start, end - start};
     }
   }
   return std::nullopt;
 }
 
-}  // namespace
-
 std::size_t prefault_region(const std::string& path, std::size_t bytes) {
   if (bytes == 0 || path.empty()) {
     return 0;
   }
-  const std::optional<Mapping> mapping = mapping_of(path);
+  const std::optional<FileMapping> mapping = mapping_of_file(path);
   if (!mapping) {
     log::debug("shm region {}: not mapped by this process, nothing faulted in", path);
     return 0;
   }
-  const std::size_t length = std::min<std::size_t>(bytes, mapping->end - mapping->start);
+  const std::size_t length = std::min(bytes, mapping->length);
   // NOLINTNEXTLINE(performance-no-int-to-ptr): an address read from /proc/self/maps
   if (!populate_pages(reinterpret_cast<const void*>(mapping->start), length)) {
     static std::once_flag told;

@@ -11,9 +11,20 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace railyard::shm {
+
+struct FileMapping {
+  std::uintptr_t start = 0;
+  std::size_t length = 0;
+};
+
+// This process's writable mapping of the file `path` from its first byte,
+// as /proc/self/maps lists it; none when it maps no such thing.
+[[nodiscard]] std::optional<FileMapping> mapping_of_file(const std::string& path);
 
 // Maps into this process, writable, the pages of the first `bytes` of the
 // region file `path` ("/dev/shm/4242:0:0", see region_path), as far as this
