@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <exception>
 #include <functional>
@@ -67,7 +69,14 @@ class Job {
     for (std::size_t i = 0; i < ranks.size(); ++i) {
       threads.emplace_back([&, i] {
         try {
-          auto bootstrap = join(ranks[i]);
+          std::unique_ptr<RootBootstrap> bootstrap;
+          try {
+            bootstrap = join(ranks[i]);
+          } catch (...) {
+            ++join_attempts_;
+            throw;
+          }
+          ++join_attempts_;
           body(ranks[i], *bootstrap);
         } catch (...) {
           errors[i] = std::current_exception();
@@ -79,6 +88,17 @@ class Job {
     }
     return errors;
   }
+
+  // Waits (at most `timeout`) until `count` joins of run() have returned or
+  // thrown: the root stops listening when rank 0 leaves, so a rank that is
+  // still connecting then would get no answer at all.
+  void wait_for_join_attempts(int count, std::chrono::milliseconds timeout) const {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (join_attempts_.load() < count && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(1ms);
+    }
+  }
+
   std::vector<std::exception_ptr> run_all(const std::function<void(int, RootBootstrap&)>& body =
                                               [](int, RootBootstrap&) {}) {
     std::vector<int> ranks(static_cast<std::size_t>(size_));
@@ -88,6 +108,7 @@ class Job {
 
  private:
   int size_;
+  std::atomic<int> join_attempts_{0};
   rstream::Listener listener_;
   BootstrapOptions options_;
 };
@@ -251,8 +272,11 @@ TEST(RootBootstrap, AConnectionWithTheWrongKeyIsRefusedAndTheJobGoesOn) {
 TEST(RootBootstrap, ASecondConnectionForOneRankIsRefused) {
   Job job(3);
   // Both claim rank 1; whichever comes second is refused, the job forms.
-  const auto errors =
-      job.run({0, 1, 1, 2}, [](int, RootBootstrap& bootstrap) { bootstrap.barrier(10s); });
+  // The job stays up until the second has its answer.
+  const auto errors = job.run({0, 1, 1, 2}, [&job](int, RootBootstrap& bootstrap) {
+    job.wait_for_join_attempts(4, 20s);
+    bootstrap.barrier(10s);
+  });
   int refused = 0;
   for (const auto& error : errors) {
     if (error) {
