@@ -86,6 +86,8 @@ void exchange_with_everyone(const Communicator& world) {
 
 struct Traffic {
   std::size_t host_rails = 0;
+  std::size_t network_rails = 0;
+  std::size_t peerless_rails = 0;   // read now and then: they reach no peer
   std::uint64_t host_bytes = 0;     // sent and received over the host rail
   std::uint64_t host_chunks = 0;    // eager fragments and reads received over it
   std::uint64_t network_bytes = 0;  // over every other rail
@@ -95,6 +97,8 @@ Traffic traffic_of(const Communicator& world) {
   Traffic traffic;
   for (const auto& rail : world.counters().rails) {
     const std::uint64_t bytes = rail.bytes_sent + rail.bytes_received;
+    traffic.peerless_rails += rail.peerless ? 1 : 0;
+    traffic.network_rails += rail.host_only ? 0 : 1;
     if (rail.host_only) {
       ++traffic.host_rails;
       traffic.host_bytes += bytes;
@@ -120,6 +124,10 @@ TEST(SharedMemory, RanksOfOneHostTalkOverItAndNeverOverTheRails) {
         EXPECT_EQ(traffic.host_rails, 1U);
         EXPECT_GE(traffic.host_bytes, 2 * ((std::uint64_t{1} << 20) + 100));
         EXPECT_EQ(traffic.network_bytes, 0U);
+        // No peer is reached over the network rails: they are read now and
+        // then, the host rail on every poll.
+        EXPECT_GE(traffic.network_rails, 1U);
+        EXPECT_EQ(traffic.peerless_rails, traffic.network_rails);
         // A same-host rendezvous is one read, not RAILYARD_PULL_CHUNK's
         // chunks (they keep a socket free; a read of another process's
         // memory holds none): from each peer, one eager fragment for the
@@ -141,6 +149,7 @@ TEST(SharedMemory, OffSendsEverythingOverTheRails) {
         exchange_with_everyone(world);
         const Traffic traffic = traffic_of(world);
         EXPECT_EQ(traffic.host_rails, 0U);
+        EXPECT_EQ(traffic.peerless_rails, 0U);
         EXPECT_GE(traffic.network_bytes, 2 * ((std::uint64_t{1} << 20) + 100));
       },
       options));
@@ -187,8 +196,9 @@ TEST(SharedMemory, TheChoiceIsPerPeer) {
         EXPECT_EQ(world.local_size(), 2);
         exchange_with_everyone(world);
         const Traffic traffic = traffic_of(world);
-        report += fmt::format(" host_rails={} host_bytes={} network_bytes={}", traffic.host_rails,
-                              traffic.host_bytes > 0, traffic.network_bytes > 0);
+        report += fmt::format(" host_rails={} host_bytes={} network_bytes={} peerless_rails={}",
+                              traffic.host_rails, traffic.host_bytes > 0, traffic.network_bytes > 0,
+                              traffic.peerless_rails);
         if (::testing::Test::HasFailure()) {
           report += " (failed)";
         }
@@ -201,7 +211,7 @@ TEST(SharedMemory, TheChoiceIsPerPeer) {
       routes += host_of(other) == host_of(rank) ? 'S' : 'R';
     }
     EXPECT_EQ(peer.pipe().receive_text(60s),
-              routes + " host_rails=1 host_bytes=true network_bytes=true")
+              routes + " host_rails=1 host_bytes=true network_bytes=true peerless_rails=0")
         << "rank " << rank;
     EXPECT_EQ(peer.wait(30s), 0) << "rank " << rank;
   }

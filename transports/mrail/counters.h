@@ -14,6 +14,8 @@ namespace railyard::mrail {
 struct RailTraffic {
   std::string name;
   bool host_only = false;  // the same-host rail (shared memory)
+  // No peer is reached through it (Rail::set_peerless): read now and then.
+  bool peerless = false;
   // Messages that put at least one piece on this rail (sender side).
   std::uint64_t messages_sent = 0;
   // Eager payload sent, and RMA bytes written or read, through this rail.

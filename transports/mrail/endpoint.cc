@@ -419,6 +419,7 @@ PeerId Endpoint::insert_peer(std::span<const std::byte> blob) {
   peer.watched = !same_host && options_.rail_timeout.count() != 0;
   peer.guarded = peer.watched && peer.paths.size() > 1;
   peer_ids_.emplace(remote.id, id);
+  mark_peerless_rails();
 
   // Messages that arrived before we knew the peer.
   if (auto stashed = strangers_.find(remote.id); stashed != strangers_.end()) {
@@ -430,6 +431,24 @@ PeerId Endpoint::insert_peer(std::span<const std::byte> blob) {
     }
   }
   return id;
+}
+
+void Endpoint::mark_peerless_rails() {
+  std::vector<bool> used(rails_.size(), false);
+  for (const auto& peer : peers_) {
+    for (const Path& path : peer->paths) {
+      used[path.local_rail] = true;
+    }
+  }
+  for (std::size_t rail = 0; rail < rails_.size(); ++rail) {
+    Rail& each = *rails_[rail]->rail;
+    if (each.peerless() != !used[rail]) {
+      each.set_peerless(!used[rail]);
+      log::info("multi-rail endpoint {:016x}, rail {} ({}): {}", id_, rail, each.name(),
+                used[rail] ? "reaches a peer; polled on every wait"
+                           : "reaches no peer; polled at most every 100 us while idle");
+    }
+  }
 }
 
 std::optional<Path> Endpoint::pair_host_rail(const EndpointAddress& remote) {
@@ -601,6 +620,7 @@ EndpointCounters Endpoint::counters() const {
   for (const auto& state : rails_) {
     RailTraffic traffic = state->traffic;
     traffic.rail = state->rail->counters();
+    traffic.peerless = state->rail->peerless();
     out.rails.push_back(std::move(traffic));
     out.registration_hits += state->cache->hits();
     out.registration_misses += state->cache->misses();

@@ -235,6 +235,11 @@ class Endpoint {
   // progress() after its round: repost(), and the clock-driven path checks
   // (check_paths), kept off the path of every send.
   void idle_work();
+  // Tells each rail whether any peer is reached through it (Rail::
+  // set_peerless): a rail none uses (the network rails of an endpoint whose
+  // peers all share its host) is then read now and then rather than on every
+  // poll. Logs each change once.
+  void mark_peerless_rails();
   void handle(std::size_t rail, std::span<const std::byte> message);
   // Tells the rail poller where the next message from `peer` most likely
   // arrives, from the rails its last ones arrived on (`rail` the latest).

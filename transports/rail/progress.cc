@@ -30,18 +30,12 @@ constexpr std::chrono::microseconds kNoWaitObjectSleep{100};
 // it sleeps, when there is one. `idle`: how long since the last completion.
 void block(std::span<Rail* const> rails, std::chrono::nanoseconds budget,
            std::chrono::nanoseconds idle, ProgressLock* lock) {
-  std::vector<pollfd> fds;
-  fds.reserve(rails.size());
   bool short_sleep = false;
   bool no_wait_object = false;
   for (Rail* rail : rails) {
     short_sleep = short_sleep || rail->has_deferred_posts();
     switch (rail->wait_kind()) {
       case fabric::WaitKind::kFd:
-        if (!rail->ready_to_block()) {
-          return;  // events are pending: progress instead of sleeping
-        }
-        fds.push_back(pollfd{rail->wait_fd(), POLLIN, 0});
         break;
       case fabric::WaitKind::kSread:
         if (rails.size() == 1) {
@@ -57,12 +51,26 @@ void block(std::span<Rail* const> rails, std::chrono::nanoseconds budget,
         break;
     }
   }
+  // A yield asks no descriptor: arming one (fi_trywait, then a poll) costs
+  // two or three system calls, paid on every turn of a wait that yields
+  // (1 host x 4 ranks: about 10 a rank per 1 MiB allreduce,
+  // docs/benchmarks.md, session 39).
   if (no_wait_object) {
     if (idle < kNoWaitObjectYield) {
       std::this_thread::yield();
       return;
     }
     budget = std::min<std::chrono::nanoseconds>(budget, kNoWaitObjectSleep);
+  }
+  std::vector<pollfd> fds;
+  fds.reserve(rails.size());
+  for (Rail* rail : rails) {
+    if (rail->wait_kind() == fabric::WaitKind::kFd) {
+      if (!rail->ready_to_block()) {
+        return;  // events are pending: progress instead of sleeping
+      }
+      fds.push_back(pollfd{rail->wait_fd(), POLLIN, 0});
+    }
   }
   if (short_sleep) {
     budget = std::min<std::chrono::nanoseconds>(budget, kDeferredPostPoll);

@@ -759,7 +759,16 @@ std::size_t Rail::progress() {
   if (in_progress_) {
     return 0;  // called from an on_complete: the outer call keeps going
   }
+  if (peerless_ && !has_unannounced_work()) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now < next_peerless_poll_) {
+      ++counters_.peerless_polls_skipped;
+      return 0;
+    }
+    next_peerless_poll_ = now + peerless_gap_;
+  }
   const ProgressGuard guard(in_progress_);
+  const std::uint64_t received_before = counters_.messages_received;
 
   std::size_t delivered = 0;
   if (!local_completions_.empty()) {
@@ -789,8 +798,22 @@ std::size_t Rail::progress() {
   }
   drain(tx_backlog_);
   drain(rx_backlog_);
+  if (peerless_ && counters_.messages_received != received_before) {
+    // A message the owner did not expect here: read the queue every time again.
+    peerless_ = false;
+    log::info(
+        "rail {}: traffic arrived although no peer is reached through it; polled on every "
+        "call from now on",
+        name_);
+  }
   rethrow_escaped();
   return delivered;
+}
+
+void Rail::set_peerless(bool peerless, std::chrono::microseconds gap) noexcept {
+  peerless_ = peerless;
+  peerless_gap_ = gap;
+  next_peerless_poll_ = {};
 }
 
 std::size_t Rail::progress_blocking(std::chrono::milliseconds timeout) {

@@ -165,6 +165,21 @@ class Rail {
   // first exception is rethrown.
   std::size_t progress();
 
+  // The owner's word that no peer is reached through this rail (an
+  // endpoint whose peers all share its host talks to them over the host
+  // rail alone), or that some are again. A peerless rail's completion queue
+  // is then read by progress() at most once per `gap` while no operation of
+  // its own is in flight, instead of on every call: reading an idle `net`
+  // queue is a system call (epoll_wait), and waiters paid 23 of them a rank
+  // per 1 MiB allreduce on 4 ranks of one host, against 6 reads of data
+  // (docs/benchmarks.md, session 39). Whatever a peer sends it anyway (one
+  // the owner does not know yet, or one that fell back from shared memory)
+  // is taken in within `gap`, and the first completion it brings ends the
+  // peerless state.
+  void set_peerless(bool peerless, std::chrono::microseconds gap = kPeerlessPollGap) noexcept;
+  [[nodiscard]] bool peerless() const noexcept { return peerless_; }
+  static constexpr std::chrono::microseconds kPeerlessPollGap{100};
+
   // Progresses until `request` completes or `timeout` passes, spinning and
   // then blocking per wait_policy(). Returns request.done().
   bool wait(const Request& request, std::chrono::milliseconds timeout);
@@ -272,6 +287,10 @@ class Rail {
   // endpoint held as canceled, others drop it silently).
   std::optional<std::string> resetting_;
   bool in_progress_ = false;
+  // See set_peerless().
+  bool peerless_ = false;
+  std::chrono::microseconds peerless_gap_{kPeerlessPollGap};
+  std::chrono::steady_clock::time_point next_peerless_poll_{};
   bool confirms_writes_ = true;
   PostFailureHandler post_failure_;
   // The first exception an on_complete threw during this progress(), held

@@ -22,6 +22,9 @@ struct RailCounters {
   // Times the endpoint was closed and opened again at the same address
   // (Rail::reset).
   std::uint64_t resets = 0;
+  // Calls of progress() that left the completion queue of a peerless rail
+  // unread (Rail::set_peerless).
+  std::uint64_t peerless_polls_skipped = 0;
 };
 
 }  // namespace railyard
