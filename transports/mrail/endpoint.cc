@@ -444,9 +444,16 @@ void Endpoint::mark_peerless_rails() {
     Rail& each = *rails_[rail]->rail;
     if (each.peerless() != !used[rail]) {
       each.set_peerless(!used[rail]);
-      log::info("multi-rail endpoint {:016x}, rail {} ({}): {}", id_, rail, each.name(),
-                used[rail] ? "reaches a peer; polled on every wait"
-                           : "reaches no peer; polled at most every 100 us while idle");
+      if (used[rail]) {
+        log::info("multi-rail endpoint {:016x}, rail {} ({}): reaches a peer; polled on every wait",
+                  id_, rail, each.name());
+      } else {
+        log::info(
+            "multi-rail endpoint {:016x}, rail {} ({}): reaches no peer; polled at most every {} "
+            "us "
+            "while idle",
+            id_, rail, each.name(), Rail::kPeerlessPollGap.count());
+      }
     }
   }
 }

@@ -174,7 +174,7 @@ class Rail {
   // per 1 MiB allreduce on 4 ranks of one host, against 6 reads of data
   // (docs/benchmarks.md, session 39). Whatever a peer sends it anyway (one
   // the owner does not know yet, or one that fell back from shared memory)
-  // is taken in within `gap`, and the first completion it brings ends the
+  // is taken in within `gap`, and the first message it brings ends the
   // peerless state.
   void set_peerless(bool peerless, std::chrono::microseconds gap = kPeerlessPollGap) noexcept;
   [[nodiscard]] bool peerless() const noexcept { return peerless_; }
