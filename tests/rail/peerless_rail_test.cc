@@ -23,15 +23,33 @@ using testing::RailPair;
 
 constexpr std::size_t kSize = 1000;
 
+// One message of kSize bytes (pattern `seed`) from rail `from` to rail
+// `to`, its receive posted; send() posts the send.
+struct OneMessage {
+  OneMessage(Rail& from, Rail& to, RailPeer to_peer, std::uint64_t seed)
+      : sender(from), peer(to_peer), source(kSize), destination(kSize) {
+    fill_pattern(source, seed);
+    source_region = from.register_memory(source.data(), source.size());
+    destination_region = to.register_memory(destination.data(), destination.size());
+    posted = to.post_recv(recv, destination_region.whole()).ok();
+  }
+  bool send() { return sender.post_send(sent, peer, source_region.whole()).ok(); }
+
+  Rail& sender;
+  RailPeer peer;
+  std::vector<std::byte> source;
+  std::vector<std::byte> destination;
+  LocalRegion source_region;
+  LocalRegion destination_region;
+  Request recv;
+  Request sent;
+  bool posted = false;
+};
+
 TEST(PeerlessRail, ItIsReadOncePerGapAndWhatArrivesEndsThePeerlessState) {
   RailPair pair;
-  std::vector<std::byte> source(kSize);
-  std::vector<std::byte> destination(kSize);
-  fill_pattern(source, 3);
-  auto from = pair.a->register_memory(source.data(), source.size());
-  auto to = pair.b->register_memory(destination.data(), destination.size());
-  Request recv;
-  ASSERT_TRUE(pair.b->post_recv(recv, to.whole()).ok());
+  OneMessage message(*pair.a, *pair.b, pair.a_to_b, 3);
+  ASSERT_TRUE(message.posted);
 
   constexpr auto kGap = 500ms;
   pair.b->set_peerless(true, kGap);
@@ -40,17 +58,16 @@ TEST(PeerlessRail, ItIsReadOncePerGapAndWhatArrivesEndsThePeerlessState) {
   (void)pair.b->progress();  // the first call reads the queue
   EXPECT_EQ(pair.b->counters().peerless_polls_skipped, 0U);
 
-  Request send;
-  ASSERT_TRUE(pair.a->post_send(send, pair.a_to_b, from.whole()).ok());
+  ASSERT_TRUE(message.send());
   const auto deadline = start + testing::kTestTimeout;
-  while (!recv.done() && Clock::now() < deadline) {
+  while (!message.recv.done() && Clock::now() < deadline) {
     (void)pair.a->progress();
     (void)pair.b->progress();
   }
   const auto arrived = Clock::now();
-  ASSERT_TRUE(recv.done()) << "the message to the peerless rail never arrived";
-  ASSERT_TRUE(recv.status().ok()) << recv.status().to_string();
-  EXPECT_EQ(first_mismatch(destination, 3), std::nullopt);
+  ASSERT_TRUE(message.recv.done()) << "the message to the peerless rail never arrived";
+  ASSERT_TRUE(message.recv.status().ok()) << message.recv.status().to_string();
+  EXPECT_EQ(first_mismatch(message.destination, 3), std::nullopt);
   // Nothing was read from the queue until the gap had passed.
   EXPECT_GE(arrived - start, kGap);
   EXPECT_GT(pair.b->counters().peerless_polls_skipped, 0U);
@@ -59,28 +76,22 @@ TEST(PeerlessRail, ItIsReadOncePerGapAndWhatArrivesEndsThePeerlessState) {
   const auto skipped = pair.b->counters().peerless_polls_skipped;
   (void)pair.b->progress();
   EXPECT_EQ(pair.b->counters().peerless_polls_skipped, skipped);
-  ASSERT_TRUE(pair.run_until([&] { return send.done(); }));
+  ASSERT_TRUE(pair.run_until([&] { return message.sent.done(); }));
 }
 
 TEST(PeerlessRail, ItsOwnSendsInFlightAreProgressedOnEveryCall) {
   RailPair pair;
-  std::vector<std::byte> source(kSize);
-  std::vector<std::byte> destination(kSize);
-  fill_pattern(source, 5);
-  auto from = pair.b->register_memory(source.data(), source.size());
-  auto to = pair.a->register_memory(destination.data(), destination.size());
-  Request recv;
-  ASSERT_TRUE(pair.a->post_recv(recv, to.whole()).ok());
+  OneMessage message(*pair.b, *pair.a, pair.b_to_a, 5);
+  ASSERT_TRUE(message.posted);
   // A gap far longer than the wait allows: only the send in flight lets
   // the peerless rail be read at all.
   pair.b->set_peerless(true, 3600s);
   (void)pair.b->progress();
-  Request send;
-  ASSERT_TRUE(pair.b->post_send(send, pair.b_to_a, from.whole()).ok());
-  ASSERT_TRUE(pair.run_until([&] { return send.done() && recv.done(); }, 20s))
+  ASSERT_TRUE(message.send());
+  ASSERT_TRUE(pair.run_until([&] { return message.sent.done() && message.recv.done(); }, 20s))
       << "the peerless rail's own send was not progressed";
-  ASSERT_TRUE(send.status().ok()) << send.status().to_string();
-  EXPECT_EQ(first_mismatch(destination, 5), std::nullopt);
+  ASSERT_TRUE(message.sent.status().ok()) << message.sent.status().to_string();
+  EXPECT_EQ(first_mismatch(message.destination, 5), std::nullopt);
   EXPECT_TRUE(pair.b->peerless()) << "its own send's completion is no sign of a peer";
 }
 
