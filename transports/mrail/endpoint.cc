@@ -419,7 +419,7 @@ PeerId Endpoint::insert_peer(std::span<const std::byte> blob) {
   peer.watched = !same_host && options_.rail_timeout.count() != 0;
   peer.guarded = peer.watched && peer.paths.size() > 1;
   peer_ids_.emplace(remote.id, id);
-  mark_peerless_rails();
+  mark_peerless_rails(peer);
 
   // Messages that arrived before we knew the peer.
   if (auto stashed = strangers_.find(remote.id); stashed != strangers_.end()) {
@@ -433,27 +433,19 @@ PeerId Endpoint::insert_peer(std::span<const std::byte> blob) {
   return id;
 }
 
-void Endpoint::mark_peerless_rails() {
-  std::vector<bool> used(rails_.size(), false);
-  for (const auto& peer : peers_) {
-    for (const Path& path : peer->paths) {
-      used[path.local_rail] = true;
-    }
+void Endpoint::mark_peerless_rails(const Peer& inserted) {
+  for (const Path& path : inserted.paths) {
+    rails_[path.local_rail]->reaches_peer = true;
   }
   for (std::size_t rail = 0; rail < rails_.size(); ++rail) {
+    const bool used = rails_[rail]->reaches_peer;
     Rail& each = *rails_[rail]->rail;
-    if (each.peerless() != !used[rail]) {
-      each.set_peerless(!used[rail]);
-      if (used[rail]) {
-        log::info("multi-rail endpoint {:016x}, rail {} ({}): reaches a peer; polled on every wait",
-                  id_, rail, each.name());
-      } else {
-        log::info(
-            "multi-rail endpoint {:016x}, rail {} ({}): reaches no peer; polled at most every {} "
-            "us "
-            "while idle",
-            id_, rail, each.name(), Rail::kPeerlessPollGap.count());
-      }
+    if (each.peerless() == used) {
+      each.set_peerless(!used);
+      log::info("multi-rail endpoint {:016x}, rail {} ({}): {}", id_, rail, each.name(),
+                used ? std::string("reaches a peer; polled on every wait")
+                     : fmt::format("reaches no peer; polled at most every {} us while idle",
+                                   Rail::kPeerlessPollGap.count()));
     }
   }
 }

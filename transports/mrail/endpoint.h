@@ -235,11 +235,12 @@ class Endpoint {
   // progress() after its round: repost(), and the clock-driven path checks
   // (check_paths), kept off the path of every send.
   void idle_work();
-  // Tells each rail whether any peer is reached through it (Rail::
-  // set_peerless): a rail none uses (the network rails of an endpoint whose
-  // peers all share its host) is then read now and then rather than on every
-  // poll. Logs each change once.
-  void mark_peerless_rails();
+  // After `inserted` joined the peers: tells each rail whether any peer is
+  // reached through it (Rail::set_peerless), so that a rail none uses (the
+  // network rails of an endpoint whose peers all share its host) is read
+  // now and then rather than on every poll. Looks at the new peer's paths
+  // only, not at every peer's again. Logs each change once.
+  void mark_peerless_rails(const Peer& inserted);
   void handle(std::size_t rail, std::span<const std::byte> message);
   // Tells the rail poller where the next message from `peer` most likely
   // arrives, from the rails its last ones arrived on (`rail` the latest).

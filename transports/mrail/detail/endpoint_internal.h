@@ -144,11 +144,12 @@ struct Endpoint::RailState {
   // "198.18.1.0/24"; for the host rail "host:" and the host's name.
   std::string network;
   bool host_only = false;  // the host rail: reaches peers on this host only
+  // A path of some inserted peer runs through it (peers are never removed,
+  // so this only turns true; see Endpoint::mark_peerless_rails).
+  bool reaches_peer = false;
   // Slot memory is left uninitialised: the provider or the sender writes
-  // every byte before it is read, and zeroing it would touch every page as
-  // the rail opens (a page fault each, slow in a virtual machine) for slots
-  // a job may never use. Only each receive slot's first page is touched,
-  // where small messages land (see Endpoint::open_rail).
+  // every byte before it is read. The receive and send buffers are faulted
+  // in at open without being written (see Endpoint::open_rail).
   std::unique_ptr<std::byte[]> receive_memory;
   std::unique_ptr<std::byte[]> send_memory;
   std::unique_ptr<std::byte[]> scratch_memory;  // target of flush reads
