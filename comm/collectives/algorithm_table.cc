@@ -21,7 +21,7 @@ constexpr std::array<std::string_view, 14> kCollectiveNames{
     "reduce",   "alltoall",   "gather",    "scatter",        "gatherv",
     "scatterv", "allgatherv", "alltoallv", "reduce_scatterv"};
 
-constexpr std::array<Algorithm, 19> kAlgorithms{{
+constexpr std::array<Algorithm, 20> kAlgorithms{{
     {Collective::kBarrier, "dissemination",
      "ceil(log2 p) rounds; in round k each rank signals the rank 2^k after it",
      detail::barrier_dissemination},
@@ -44,6 +44,10 @@ constexpr std::array<Algorithm, 19> kAlgorithms{{
      "several ranks per host: reduce-scatter within each host, one allreduce per local rank "
      "across hosts side by side, allgather within each host; pipelined in segments",
      detail::allreduce_split_rail},
+    {Collective::kAllreduce, "shared_segment",
+     "one host, blocking calls: copy into a segment every rank maps, reduce 1/p of it each, copy "
+     "the result out; 2 barriers per 1 MiB chunk, no messages",
+     detail::allreduce_shared_segment},
     {Collective::kAllgather, "ring", "p-1 steps, each passing one rank's block to the next rank",
      detail::allgather_ring},
     {Collective::kAllgather, "recursive_doubling",
@@ -101,6 +105,11 @@ constexpr std::size_t kAllreduceRingFrom = std::size_t{1} << 20;
 // 1.34x at 1 KiB, where its extra same-host steps cost more than they save.
 constexpr std::size_t kAllreduceSplitRailFrom = std::size_t{16} * 1024;
 
+// From here an allreduce of ranks that all share one host goes through a
+// host segment (blocking calls; the others fall back to the choices below).
+// Not yet measured against the message algorithms below 1 MiB.
+constexpr std::size_t kAllreduceSharedSegmentFrom = 0;
+
 // A broadcast from this size takes the scatter and ring allgather (MPICH's
 // default switch for long messages, 512 KiB; not yet measured here).
 constexpr std::size_t kBcastScatterFrom = std::size_t{512} * 1024;
@@ -130,6 +139,8 @@ constexpr const Algorithm& kAllreduceDoubling = *find(Collective::kAllreduce, "r
 constexpr const Algorithm& kAllreduceRing = *find(Collective::kAllreduce, "ring");
 constexpr const Algorithm& kAllreduceRabenseifner = *find(Collective::kAllreduce, "rabenseifner");
 constexpr const Algorithm& kAllreduceSplitRail = *find(Collective::kAllreduce, "split_rail");
+constexpr const Algorithm& kAllreduceSharedSegment =
+    *find(Collective::kAllreduce, "shared_segment");
 constexpr const Algorithm& kAllgatherRing = *find(Collective::kAllgather, "ring");
 constexpr const Algorithm& kAllgatherDoubling = *find(Collective::kAllgather, "recursive_doubling");
 constexpr const Algorithm& kReduceScatterRing = *find(Collective::kReduceScatter, "ring");
@@ -248,6 +259,9 @@ const Algorithm& AlgorithmTable::choose(Collective collective, std::size_t bytes
       // the swap's 0.99, the same 0.77-0.79 at 64 MiB).
       if (hosts.hosts > 1 && hosts.ranks_per_host > 1 && bytes >= kAllreduceSplitRailFrom) {
         return kAllreduceSplitRail;
+      }
+      if (hosts.hosts == 1 && hosts.ranks_per_host > 1 && bytes >= kAllreduceSharedSegmentFrom) {
+        return kAllreduceSharedSegment;
       }
       if (ranks <= 2 || bytes < kAllreduceHalvingFrom) {
         return kAllreduceDoubling;

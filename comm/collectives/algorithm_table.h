@@ -68,6 +68,10 @@ struct CollectiveArgs {
   // is in recv; allgather(v), gather(v) at the root: this rank's block is in
   // place in recv; scatter(v) at the root: its block stays in send.
   bool in_place = false;
+  // The caller waits for it before it starts another (allreduce, not
+  // iallreduce): an algorithm over a host segment runs only then (see
+  // comm/collectives/detail/host_segment.h).
+  bool blocking = false;
 };
 
 // How a communicator's ranks sit on hosts, for the hierarchical choices.

@@ -26,19 +26,6 @@
 namespace railyard::comm::detail {
 namespace {
 
-// The table's choice for a flat allreduce of `args` on `channel`'s ranks
-// (the allreduce among one rank per host, or the whole one when there is no
-// split): never this algorithm again, even when RAILYARD_ALGO names it.
-CollectiveTask flat_allreduce(Channel channel, CollectiveArgs args) {
-  const Algorithm& chosen = channel.comm().algorithm_table().choose(
-      Collective::kAllreduce, args.count * size_of(args.type), channel.size());
-  const Algorithm& flat = chosen.run == &allreduce_split_rail
-                              ? AlgorithmTable::named(Collective::kAllreduce, "ring")
-                              : chosen;
-  CollectiveTask task = flat.run(std::move(channel), args);
-  co_await task;
-}
-
 // One segment: `count` elements of the input at `source` reduced into
 // `data` over every host.
 CollectiveTask reduce_segment(const Channel& local, const Channel& across, const std::byte* source,

@@ -84,6 +84,7 @@ World::World(std::unique_ptr<Bootstrap> bootstrap, CommunicatorOptions options,
   }
   steps.mark("rail mapping");
   endpoint_ = std::make_unique<mrail::Endpoint>(std::move(endpoint_options));
+  endpoint_->set_outside_work(&outside_work_);
   steps.mark("endpoint");
   const std::vector<Blob> addresses = bootstrap_->allgather(endpoint_->address(), setup_timeout);
   peers_.reserve(addresses.size());

@@ -22,11 +22,13 @@
 #include "railyard/comm/detail/startup_steps.h"
 #include "railyard/comm/request.h"
 #include "railyard/transports/mrail/endpoint.h"
+#include "railyard/transports/rail/progress.h"
 
 namespace railyard::comm::detail {
 
 class World;
 struct Operation;
+struct HostSegmentSlot;
 
 // The ranks of one communicator, as world ranks, and its context id.
 struct Group {
@@ -40,6 +42,10 @@ struct Group {
   // Collectives started on it so far: each one's tag (see tag_layout.h).
   // Every rank starts a communicator's collectives in the same order.
   mutable std::atomic<std::uint32_t> collectives{0};
+  // The memory its ranks share when they are all on one host, made when a
+  // collective first asks for it (comm/collectives/detail/host_segment.h).
+  mutable std::once_flag host_segment_once;
+  mutable std::shared_ptr<HostSegmentSlot> host_segment;
 
   // The group rank of a world rank; -1 when it is not a member or unknown (-1).
   [[nodiscard]] int rank_of_world(int world_rank) const noexcept {
@@ -99,6 +105,10 @@ class World {
   // Takes a released operation, completed in the background.
   void adopt(std::unique_ptr<Operation> operation);
 
+  // Work outside the endpoint's rails that this process's waits watch
+  // (collectives over host segments; see OutsideWork).
+  [[nodiscard]] OutsideWork& outside_work() noexcept { return outside_work_; }
+
  private:
   void reap_released();
 
@@ -108,6 +118,7 @@ class World {
   std::unique_ptr<Bootstrap> bootstrap_;
   HostPeers host_;
   std::vector<int> host_index_;  // by world rank
+  OutsideWork outside_work_;     // outlives the endpoint, which watches it
   std::unique_ptr<mrail::Endpoint> endpoint_;
   std::vector<mrail::PeerId> peers_;  // by world rank
   std::vector<int> rank_of_peer_;     // by PeerId::index

@@ -1,8 +1,10 @@
 // A rank killed mid-job (SIGKILL: no goodbye, no closing of anything): every
 // other rank's pending receive ends with a RemoteError naming it, whether it
 // waits on the dead rank, on a healthy one or on any rank, within seconds
-// and without any timeout set. Ranks are forked processes joined through a
-// root bootstrap on loopback rails.
+// and without any timeout set; so does an allreduce, which on one host runs
+// through the host segment, where no message would tell of the death.
+// Ranks are forked processes joined through a root bootstrap on loopback
+// rails.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -10,9 +12,11 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "railyard/comm/bootstrap/root_bootstrap.h"
+#include "railyard/comm/collectives/collectives.h"
 #include "railyard/comm/communicator.h"
 #include "railyard/comm/errors.h"
 #include "railyard/transports/shm/stale_regions.h"
@@ -46,10 +50,16 @@ int awaited_by(int rank, int victim) {
   }
 }
 
+// What the survivors wait in when the victim dies.
+enum class Waiting { kReceive, kAllreduce };
+
 // One rank: joins, passes a token around the ring (every pair connected),
-// reports "ready", then the victim sleeps until killed and the others
-// block in a receive nobody sends and report how it ended.
-void rank_body(Pipe& pipe, int rank, int victim, const BootstrapOptions& bootstrap) {
+// runs an allreduce (the host segment exists from then), reports "ready",
+// then the victim sleeps until killed and the others block in a receive
+// nobody sends, or an allreduce the victim never joins, and report how it
+// ended.
+void rank_body(Pipe& pipe, int rank, int victim, Waiting waiting,
+               const BootstrapOptions& bootstrap) {
   Communicator world = Communicator::world(
       CommunicatorOptions{},
       [&](std::span<const std::byte> card) -> std::unique_ptr<Bootstrap> {
@@ -66,6 +76,8 @@ void rank_body(Pipe& pipe, int rank, int victim, const BootstrapOptions& bootstr
     (void)world.recv(&token, sizeof(token), left, 1);
     world.send(&token, sizeof(token), right, 1);
   }
+  std::vector<float> vector(std::size_t{1} << 18, 1.0F);
+  allreduce(world, kInPlace, vector.data(), vector.size(), DataType::kFloat32, ReduceOp::kSum);
   pipe.send_text("ready");
   if (rank == victim) {
     std::this_thread::sleep_for(2 * kStep);
@@ -75,9 +87,14 @@ void rank_body(Pipe& pipe, int rank, int victim, const BootstrapOptions& bootstr
   const auto start = Clock::now();
   std::string outcome;
   try {
-    int value = 0;
-    (void)world.recv(&value, sizeof(value), awaited_by(rank, victim), 7);
-    outcome = "the receive returned";
+    if (waiting == Waiting::kReceive) {
+      int value = 0;
+      (void)world.recv(&value, sizeof(value), awaited_by(rank, victim), 7);
+      outcome = "the receive returned";
+    } else {
+      allreduce(world, kInPlace, vector.data(), vector.size(), DataType::kFloat32, ReduceOp::kSum);
+      outcome = "the allreduce returned";
+    }
   } catch (const RemoteError& error) {
     const auto ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
@@ -89,10 +106,11 @@ void rank_body(Pipe& pipe, int rank, int victim, const BootstrapOptions& bootstr
   pipe.send_text(outcome);
 }
 
-class KilledRank : public ::testing::TestWithParam<int> {};
+class KilledRank : public ::testing::TestWithParam<std::tuple<int, Waiting>> {};
 
 TEST_P(KilledRank, EveryOtherRankGetsAnErrorNamingIt) {
-  const int victim = GetParam();
+  const int victim = std::get<0>(GetParam());
+  const Waiting waiting = std::get<1>(GetParam());
   const testing::ScopedEnv rails("FI_OFI_MRAIL_ADDR", "127.0.0.1,127.0.0.2");
   BootstrapOptions bootstrap;
   bootstrap.root = fmt::format("127.0.0.1:{}", tools::free_tcp_port());
@@ -101,8 +119,9 @@ TEST_P(KilledRank, EveryOtherRankGetsAnErrorNamingIt) {
   std::vector<std::unique_ptr<ForkedPeer>> ranks;
   ranks.reserve(kSize);
   for (int rank = 0; rank < kSize; ++rank) {
-    ranks.push_back(std::make_unique<ForkedPeer>(
-        [rank, victim, &bootstrap](Pipe& pipe) { rank_body(pipe, rank, victim, bootstrap); }));
+    ranks.push_back(std::make_unique<ForkedPeer>([rank, victim, waiting, &bootstrap](Pipe& pipe) {
+      rank_body(pipe, rank, victim, waiting, bootstrap);
+    }));
   }
   for (int rank = 0; rank < kSize; ++rank) {
     ASSERT_EQ(ranks[static_cast<std::size_t>(rank)]->pipe().receive_text(kStep), "ready")
@@ -139,11 +158,16 @@ TEST_P(KilledRank, EveryOtherRankGetsAnErrorNamingIt) {
   }
 }
 
-// A rank in the middle, and the root of the bootstrap itself.
-INSTANTIATE_TEST_SUITE_P(Victim, KilledRank, ::testing::Values(2, 0),
-                         [](const ::testing::TestParamInfo<int>& param) {
-                           return fmt::format("Rank{}", param.param);
-                         });
+// A rank in the middle, and the root of the bootstrap itself (which also
+// made the host segment).
+INSTANTIATE_TEST_SUITE_P(
+    Victim, KilledRank,
+    ::testing::Combine(::testing::Values(2, 0),
+                       ::testing::Values(Waiting::kReceive, Waiting::kAllreduce)),
+    [](const ::testing::TestParamInfo<std::tuple<int, Waiting>>& param) {
+      return fmt::format("Rank{}{}", std::get<0>(param.param),
+                         std::get<1>(param.param) == Waiting::kReceive ? "" : "InAnAllreduce");
+    });
 
 }  // namespace
 }  // namespace railyard::comm

@@ -25,9 +25,17 @@ TEST(StaleRegions, NamesAreReadAsPidUidAndIndex) {
   EXPECT_EQ(owner->uid, 1000U);
   for (const char* other :
        {"", "4242", "4242:1000", "4242:1000:", "x:1000:3", "4242:u:3", "4242:1000:3x", "0:1000:3",
-        "-5:1000:3", "sem.4242:1000:3", "fi_shm://4242:1000:3", "99999999999999999999:0:0"}) {
+        "-5:1000:3", "sem.4242:1000:3", "fi_shm://4242:1000:3", "99999999999999999999:0:0",
+        "railyard-segment:", "railyard-segment:4242:1000", "railyard-segmentx:4242:1000:3"}) {
     EXPECT_FALSE(owner_of_region(other).has_value()) << '"' << other << '"';
   }
+}
+
+TEST(StaleRegions, RailyardSegmentsAreReadAfterTheirPrefix) {
+  const auto owner = owner_of_region("railyard-segment:4242:1000:7");
+  ASSERT_TRUE(owner.has_value());
+  EXPECT_EQ(owner->pid, 4242);
+  EXPECT_EQ(owner->uid, 1000U);
 }
 
 // A process id that was just in use and is not any more.

@@ -611,6 +611,11 @@ bool Endpoint::wait(const Request& request, std::chrono::nanoseconds timeout) {
 
 void Endpoint::wake_waiters() { mutex_.wake_sleepers(); }
 
+void Endpoint::set_outside_work(const OutsideWork* work) {
+  const Lock lock(mutex_);
+  poll_hint_.outside = work;
+}
+
 EndpointCounters Endpoint::counters() const {
   const Lock lock(mutex_);
   EndpointCounters out = totals_;

@@ -173,6 +173,9 @@ class Endpoint {
   // Wakes every thread asleep in a wait, so it looks at its predicate again
   // (a progress thread told to stop).
   void wake_waiters();
+  // Work outside the rails that can end this endpoint's waits (see
+  // OutsideWork); `work` must outlive the endpoint's waits. Null: none.
+  void set_outside_work(const OutsideWork* work);
   bool wait(const Request& request, std::chrono::nanoseconds timeout);
   // Drives several endpoints from one thread (peers in one process).
   static bool progress_until(std::span<Endpoint* const> endpoints,

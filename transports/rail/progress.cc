@@ -29,16 +29,17 @@ constexpr std::chrono::microseconds kNoWaitObjectSleep{100};
 // Sleeps until a rail has work or `budget` passes; without `lock` while
 // it sleeps, when there is one. `idle`: how long since the last completion.
 void block(std::span<Rail* const> rails, std::chrono::nanoseconds budget,
-           std::chrono::nanoseconds idle, ProgressLock* lock) {
+           std::chrono::nanoseconds idle, ProgressLock* lock, const OutsideWork* outside) {
   bool short_sleep = false;
-  bool no_wait_object = false;
+  // Outside work wakes no descriptor: sleep as without a wait object.
+  bool no_wait_object = outside != nullptr && outside->waiters.load(std::memory_order_relaxed) != 0;
   for (Rail* rail : rails) {
     short_sleep = short_sleep || rail->has_deferred_posts();
     switch (rail->wait_kind()) {
       case fabric::WaitKind::kFd:
         break;
       case fabric::WaitKind::kSread:
-        if (rails.size() == 1) {
+        if (rails.size() == 1 && !no_wait_object) {
           const auto wait = std::chrono::ceil<std::chrono::milliseconds>(
               short_sleep ? std::min<std::chrono::nanoseconds>(budget, kDeferredPostPoll) : budget);
           rail->progress_blocking(wait);
@@ -192,6 +193,8 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
   auto last_sweep = start;
   auto turn_end = start;      // when the last turn ended (read once per turn)
   bool idle_work_due = true;  // poll.on_idle, on the next turn that finds nothing
+  std::uint64_t outside_seen =
+      poll.outside != nullptr ? poll.outside->advances.load(std::memory_order_relaxed) : 0;
   // Takes in a rail's completions; other threads asleep on the rails must
   // look at what they finished.
   const auto take_in = [&poll](Rail& rail) {
@@ -282,6 +285,13 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
     }
     const auto now = Clock::now();
     turn_end = now;
+    if (poll.outside != nullptr) {
+      const std::uint64_t advances = poll.outside->advances.load(std::memory_order_relaxed);
+      if (advances != outside_seen) {
+        outside_seen = advances;
+        last_activity = now;  // spin and yield on, as after a completion
+      }
+    }
     if (completed != 0) {
       last_activity = now;
       idle_work_due = true;
@@ -337,7 +347,7 @@ bool progress_until(std::span<Rail* const> rails, const std::function<bool()>& d
     // with work ends it early: the next sweep learns anew which are stale).
     poll.stale.assign(rails.size(), false);
     block(rails, std::min<std::chrono::nanoseconds>(deadline - now, policy.max_block),
-          now - last_activity, poll.lock);
+          now - last_activity, poll.lock, poll.outside);
     // The owner's put-off work runs again after each sleep (at most
     // policy.max_block apart): some of it is due by the clock (an endpoint
     // probes quiet paths), not by completions.

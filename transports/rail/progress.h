@@ -3,6 +3,7 @@
 
 #include <poll.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -15,6 +16,17 @@
 namespace railyard {
 
 class Rail;
+
+// Work that no rail announces but that can end a wait: ranks of one host
+// that signal each other through flags in shared memory (a collective over
+// a host segment). While `waiters` is above zero, a wait sleeps as it does
+// on a rail without a wait object (it yields the core for a while after the
+// last progress, then sleeps briefly), since no descriptor would wake it;
+// each `advances` step counts as progress, as a completion does.
+struct OutsideWork {
+  std::atomic<std::uint32_t> waiters{0};
+  std::atomic<std::uint64_t> advances{0};
+};
 
 // Where a waiter's attention goes, kept by the caller (an endpoint keeps
 // one) so it survives from wait to wait: the rail that last had completions,
@@ -69,6 +81,8 @@ struct PollHint {
   // go of it while it sleeps, and wakes the other sleepers when it takes
   // in completions (see ProgressLock).
   ProgressLock* lock = nullptr;
+  // The owner's work outside the rails, when it has any (see OutsideWork).
+  const OutsideWork* outside = nullptr;
 };
 
 // Progresses every rail until done() returns true or `timeout` passes, and

@@ -8,8 +8,13 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace railyard::shm {
+
+// Railyard's own segments are named "/railyard-segment:<pid>:<uid>:<n>", so
+// that the sweep of stale regions (stale_regions.h) knows whose they are.
+inline constexpr std::string_view kSegmentPrefix = "railyard-segment:";
 
 class SharedSegment {
  public:

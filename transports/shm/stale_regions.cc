@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "railyard/common/detail/log.h"
+#include "railyard/transports/shm/shared_segment.h"
 
 namespace railyard::shm {
 namespace {
@@ -30,6 +31,9 @@ bool process_exists(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
 }  // namespace
 
 std::optional<RegionOwner> owner_of_region(std::string_view file_name) {
+  if (file_name.starts_with(kSegmentPrefix)) {
+    file_name.remove_prefix(kSegmentPrefix.size());
+  }
   const auto first = file_name.find(':');
   if (first == std::string_view::npos) {
     return std::nullopt;

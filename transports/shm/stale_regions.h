@@ -5,7 +5,8 @@
 // address ("fi_shm://<pid>", prefix stripped, uid and endpoint index
 // appended). The provider removes it when the endpoint closes and from its
 // handlers of fatal signals; a process killed outright (SIGKILL, the OOM
-// killer) leaves it behind, holding /dev/shm space until reboot.
+// killer) leaves it behind, holding /dev/shm space until reboot. Railyard's
+// own segments (shared_segment.h) carry the same fields after a prefix.
 #pragma once
 
 #include <cstddef>
@@ -18,7 +19,7 @@
 namespace railyard::shm {
 
 // The process that made a region, from its file name; none when the name is
-// not an shm provider's default one.
+// neither an shm provider's default one nor a railyard segment's.
 struct RegionOwner {
   pid_t pid = 0;
   uid_t uid = 0;

@@ -20,6 +20,10 @@ CollectiveTask allreduce_recursive_doubling(Channel channel, CollectiveArgs args
 CollectiveTask allreduce_ring(Channel channel, CollectiveArgs args);
 CollectiveTask allreduce_rabenseifner(Channel channel, CollectiveArgs args);
 CollectiveTask allreduce_split_rail(Channel channel, CollectiveArgs args);
+CollectiveTask allreduce_shared_segment(Channel channel, CollectiveArgs args);
+// The table's choice of an allreduce over messages for a flat group of
+// ranks: what split_rail and shared_segment run where they do not apply.
+CollectiveTask flat_allreduce(Channel channel, CollectiveArgs args);
 CollectiveTask allgather_ring(Channel channel, CollectiveArgs args);
 CollectiveTask allgather_bruck(Channel channel, CollectiveArgs args);
 CollectiveTask reduce_scatter_ring(Channel channel, CollectiveArgs args);

@@ -17,6 +17,10 @@ Channel::Channel(const Communicator& comm, const char* name)
       rank_(comm.rank()),
       size_(comm.size()) {}
 
+const Group& Channel::group() const noexcept { return *comm_.group_; }
+
+World& Channel::world() const noexcept { return comm_.world_state(); }
+
 Channel Channel::subset(std::span<const int> members, std::uint32_t stream) const {
   Channel sub = *this;
   auto ranks = std::make_shared<std::vector<int>>();

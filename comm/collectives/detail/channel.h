@@ -14,6 +14,9 @@
 
 namespace railyard::comm::detail {
 
+struct Group;
+class World;
+
 class Channel {
  public:
   // Takes the communicator's next collective number: every rank starts its
@@ -32,6 +35,10 @@ class Channel {
   [[nodiscard]] int rank() const noexcept { return rank_; }
   [[nodiscard]] int size() const noexcept { return size_; }
   [[nodiscard]] const Communicator& comm() const noexcept { return comm_; }
+  // The communicator's group and job, for what an algorithm keeps with
+  // them (a host segment).
+  [[nodiscard]] const Group& group() const noexcept;
+  [[nodiscard]] World& world() const noexcept;
   // The communicator rank of a rank of this channel.
   [[nodiscard]] int comm_rank(int rank) const noexcept {
     return members_ ? (*members_)[static_cast<std::size_t>(rank)] : rank;

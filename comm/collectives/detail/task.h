@@ -31,6 +31,22 @@ struct RequestAccess {
                              [](const Request& request) { return RequestAccess::done(request); });
 }
 
+// Something other than a transfer that a task may wait for: a condition
+// other ranks make true without a message (flags they set in memory this
+// rank shares with them). Checked on every step, so it must be cheap.
+class Readiness {
+ public:
+  virtual ~Readiness() = default;
+  [[nodiscard]] virtual bool ready() const noexcept = 0;
+
+ protected:
+  Readiness() = default;
+  Readiness(const Readiness&) = default;
+  Readiness& operator=(const Readiness&) = default;
+  Readiness(Readiness&&) = default;
+  Readiness& operator=(Readiness&&) = default;
+};
+
 class CollectiveTask {
  public:
   struct promise_type;
@@ -40,6 +56,7 @@ class CollectiveTask {
     std::span<Request> awaited;              // transfers the task waits for
     CollectiveTask* inner = nullptr;         // or a task it runs inside itself
     std::span<CollectiveTask> side_by_side;  // or tasks it runs together
+    const Readiness* condition = nullptr;    // or a condition other ranks make true
     std::exception_ptr error;
 
     CollectiveTask get_return_object() noexcept {
@@ -97,6 +114,11 @@ class CollectiveTask {
           return false;
         }
         promise.awaited = {};
+      } else if (promise.condition != nullptr) {
+        if (!promise.condition->ready()) {
+          return false;
+        }
+        promise.condition = nullptr;
       }
       handle_.resume();
     }
@@ -170,6 +192,18 @@ struct Transfers {
       RequestAccess::finish(request);
     }
   }
+};
+
+// co_await Until{condition}: suspends until condition.ready(). The
+// condition must outlive the await.
+struct Until {
+  const Readiness& condition;
+
+  [[nodiscard]] bool await_ready() const noexcept { return condition.ready(); }
+  void await_suspend(CollectiveTask::Handle task) const noexcept {
+    task.promise().condition = &condition;
+  }
+  void await_resume() const noexcept {}
 };
 
 }  // namespace railyard::comm::detail

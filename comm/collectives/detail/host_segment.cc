@@ -1,0 +1,205 @@
+#include "railyard/comm/collectives/detail/host_segment.h"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "railyard/comm/detail/world.h"
+#include "railyard/comm/errors.h"
+#include "railyard/common/detail/log.h"
+#include "railyard/common/error.h"
+
+namespace railyard::comm::detail {
+namespace {
+
+// One flag line per rank, two cache lines long: a neighbour's line that the
+// hardware prefetches with it is then never another rank's.
+constexpr std::size_t kLineBytes = 128;
+// Where a line holds what: the barrier count, then the call.
+constexpr std::size_t kEpochAt = 0;
+constexpr std::size_t kCallAt = 64;
+constexpr std::size_t kPage = 4096;
+constexpr std::size_t kMostSlotBytes = std::size_t{1} << 20;
+constexpr std::size_t kMostSegmentBytes = std::size_t{16} << 20;
+// The setup message: a status byte, then the name.
+constexpr std::size_t kNameBytes = 256;
+
+std::size_t header_bytes(int ranks) noexcept {
+  const std::size_t lines = static_cast<std::size_t>(ranks) * kLineBytes;
+  return (lines + kPage - 1) / kPage * kPage;
+}
+
+std::atomic_ref<std::uint64_t> epoch_of(std::byte* line) noexcept {
+  // The mapping is page-aligned and lines are 128 bytes apart: aligned.
+  return std::atomic_ref<std::uint64_t>(
+      *reinterpret_cast<std::uint64_t*>(line + kEpochAt));  // NOLINT(*-reinterpret-cast)
+}
+
+// A name no other segment of this user has: the stale-region sweep
+// (transports/shm/stale_regions.h) reads the process and user from it.
+std::string segment_name() {
+  static std::atomic<unsigned> made{0};
+  return fmt::format("/{}{}:{}:{}", shm::kSegmentPrefix, ::getpid(), ::geteuid(),
+                     made.fetch_add(1, std::memory_order_relaxed));
+}
+
+}  // namespace
+
+std::size_t HostSegment::slot_bytes_for(int ranks) noexcept {
+  const std::size_t fits = kMostSegmentBytes / (2 * static_cast<std::size_t>(std::max(ranks, 1)));
+  return std::clamp(fits / kPage * kPage, kPage, kMostSlotBytes);
+}
+
+std::size_t HostSegment::bytes_for(int ranks, std::size_t slot_bytes) noexcept {
+  return header_bytes(ranks) + 2 * static_cast<std::size_t>(ranks) * slot_bytes;
+}
+
+HostSegment::HostSegment(shm::SharedSegment memory, int ranks, int rank, std::size_t slot_bytes,
+                         OutsideWork& outside)
+    : memory_(std::move(memory)),
+      ranks_(ranks),
+      rank_(rank),
+      slot_bytes_(slot_bytes),
+      outside_(&outside) {}
+
+std::byte* HostSegment::line(int rank) const noexcept {
+  return memory_.data() + static_cast<std::size_t>(rank) * kLineBytes;
+}
+
+std::byte* HostSegment::slot(unsigned set, int rank) const noexcept {
+  const std::size_t index = static_cast<std::size_t>(set) * static_cast<std::size_t>(ranks_) +
+                            static_cast<std::size_t>(rank);
+  return memory_.data() + header_bytes(ranks_) + index * slot_bytes_;
+}
+
+void HostSegment::describe(const SegmentCall& call) const noexcept {
+  std::memcpy(line(rank_) + kCallAt, &call, sizeof call);
+}
+
+SegmentCall HostSegment::call(int rank) const noexcept {
+  SegmentCall out;
+  std::memcpy(&out, line(rank) + kCallAt, sizeof out);
+  return out;
+}
+
+HostSegment::Barrier HostSegment::arrive() noexcept {
+  ++epoch_;
+  epoch_of(line(rank_)).store(epoch_, std::memory_order_release);
+  return {*this, epoch_};
+}
+
+bool HostSegment::Barrier::ready() const noexcept {
+  for (int rank = 0; rank < segment_->ranks_; ++rank) {
+    if (epoch_of(segment_->line(rank)).load(std::memory_order_acquire) < epoch_) {
+      return false;
+    }
+  }
+  segment_->outside_->advances.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+void HostSegment::begin(const char* collective) {
+  if (in_call_) {
+    throw Error(fmt::format(
+        "{}: an earlier collective over this communicator's host segment failed or was "
+        "abandoned between two of its barriers, so the ranks no longer agree where they are in "
+        "it (rank {} of the host); the communicator cannot run shared-segment collectives again",
+        collective, rank_));
+  }
+  in_call_ = true;
+}
+
+CollectiveTask join_host_segment(const Channel& channel, std::uint32_t stream,
+                                 std::shared_ptr<HostSegment>& segment) {
+  std::vector<int> everyone(static_cast<std::size_t>(channel.size()));
+  for (int rank = 0; rank < channel.size(); ++rank) {
+    everyone[static_cast<std::size_t>(rank)] = rank;
+  }
+  const Channel setup = channel.subset(everyone, stream);
+  const int ranks = setup.size();
+  const std::size_t slot_bytes = HostSegment::slot_bytes_for(ranks);
+  const std::size_t bytes = HostSegment::bytes_for(ranks, slot_bytes);
+  std::optional<shm::SharedSegment> memory;
+  std::uint8_t mapped = 0;  // this rank's part of the verdict: 1 if it mapped it
+  std::array<char, kNameBytes> message{};
+  if (setup.rank() == 0) {
+    // Rank 0 makes it, tells the others its name, and removes the name once
+    // each has opened it (or failed to): nothing is left in /dev/shm.
+    const std::string name = segment_name();
+    try {
+      memory = shm::SharedSegment::create(name, bytes);
+      mapped = 1;
+    } catch (const Error& error) {
+      log::warn("{}: cannot make the host segment ({}); it runs over messages", channel.name(),
+                error.what());
+    }
+    message[0] = static_cast<char>(mapped);
+    std::memcpy(message.data() + 1, name.c_str(), name.size() + 1);
+    std::vector<Request> sends;
+    std::vector<std::uint8_t> opened(static_cast<std::size_t>(ranks), 0);
+    for (int rank = 1; rank < ranks; ++rank) {
+      sends.push_back(setup.send(message.data(), message.size(), rank));
+      sends.push_back(setup.recv(&opened[static_cast<std::size_t>(rank)], 1, rank));
+    }
+    co_await Transfers{sends};
+    if (memory) {
+      memory->unlink();
+    }
+    mapped = mapped != 0 && std::ranges::all_of(opened.begin() + 1, opened.end(),
+                                                [](std::uint8_t one) { return one != 0; })
+                 ? 1
+                 : 0;
+    std::vector<Request> verdicts;
+    for (int rank = 1; rank < ranks; ++rank) {
+      verdicts.push_back(setup.send(&mapped, 1, rank));
+    }
+    co_await Transfers{verdicts};
+  } else {
+    std::array<Request, 1> received{setup.recv(message.data(), message.size(), 0)};
+    co_await Transfers{received};
+    setup.expect(received[0], message.size(), 0);
+    message.back() = '\0';
+    const std::string name(message.data() + 1);
+    if (message[0] != 0) {
+      try {
+        memory = shm::SharedSegment::open(name, bytes);
+        mapped = 1;
+      } catch (const Error& error) {
+        log::warn("{}: cannot open the host segment ({}); it runs over messages", channel.name(),
+                  error.what());
+      }
+    }
+    std::uint8_t verdict = 0;
+    std::array<Request, 2> answer{setup.send(&mapped, 1, 0), setup.recv(&verdict, 1, 0)};
+    co_await Transfers{answer};
+    mapped = verdict;
+  }
+  if (mapped != 0 && memory) {
+    segment = std::make_shared<HostSegment>(std::move(*memory), ranks, setup.rank(), slot_bytes,
+                                            channel.world().outside_work());
+    log::info("{}: host segment of {} ranks, {} bytes, slots of {} bytes", channel.name(), ranks,
+              bytes, slot_bytes);
+  }
+}
+
+bool host_segment_applies(const Channel& channel, const CollectiveArgs& args) {
+  const Communicator& comm = channel.comm();
+  return args.blocking && channel.size() > 1 && comm.host_count() == 1 &&
+         comm.options().shared_memory != SharedMemoryMode::kOff;
+}
+
+HostSegmentSlot& host_segment_slot(const Channel& channel) {
+  const Group& group = channel.group();
+  std::call_once(group.host_segment_once,
+                 [&group] { group.host_segment = std::make_shared<HostSegmentSlot>(); });
+  return *group.host_segment;
+}
+
+}  // namespace railyard::comm::detail

@@ -1,0 +1,182 @@
+// The allreduce over a host segment (comm/collectives/allreduce_shared_segment.cc)
+// on ranks run as threads of this process, which share one host: it sends
+// nothing over any rail once the segment exists, leaves nothing in
+// /dev/shm, runs vectors of many chunks to the reference, names ranks that
+// disagree and stays usable after, and leaves the non-blocking form, and
+// RAILYARD_SHM=off, to the algorithms over messages.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <filesystem>
+#include <mutex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "railyard/comm/collectives/collectives.h"
+#include "railyard/comm/errors.h"
+#include "railyard/transports/shm/shared_segment.h"
+#include "thread_ranks.h"
+
+namespace railyard::comm {
+namespace {
+
+using testing::expect_clean;
+using testing::run_ranks;
+using namespace std::chrono_literals;
+
+const CollectiveOptions kSegment{"shared_segment"};
+
+std::uint64_t messages_sent(const Communicator& comm) {
+  std::uint64_t sent = 0;
+  for (const auto& rail : comm.counters().rails) {
+    sent += rail.rail.messages_sent;
+  }
+  return sent;
+}
+
+// Files in /dev/shm named as railyard's segments are.
+std::size_t segment_files() {
+  std::size_t found = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm")) {
+    found += entry.path().filename().string().starts_with(shm::kSegmentPrefix) ? 1 : 0;
+  }
+  return found;
+}
+
+std::int64_t term(int rank, std::size_t i, int call) {
+  return static_cast<std::int64_t>(i) * (rank + 1) - rank + call;
+}
+
+// Sums `count` int64 terms of call `call` over every rank into `out` and
+// checks it against the reference.
+void expect_sum(const Communicator& comm, std::size_t count, int call) {
+  std::vector<std::int64_t> data(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    data[i] = term(comm.rank(), i, call);
+  }
+  allreduce(comm, kInPlace, data.data(), count, DataType::kInt64, ReduceOp::kSum, kSegment);
+  for (std::size_t i = 0; i < count; ++i) {
+    std::int64_t sum = 0;
+    for (int r = 0; r < comm.size(); ++r) {
+      sum += term(r, i, call);
+    }
+    ASSERT_EQ(data[i], sum) << "count " << count << ", call " << call << ", element " << i;
+  }
+}
+
+TEST(HostSegment, AnAllreduceSendsNothingOverAnyRailOnceTheSegmentExists) {
+  expect_clean(run_ranks(4, [](Communicator& comm) {
+    expect_sum(comm, 1, 0);  // makes the segment: a few setup messages
+    EXPECT_EQ(segment_files(), 0U) << "a segment's name outlived its setup";
+    const std::uint64_t before = messages_sent(comm);
+    expect_sum(comm, (std::size_t{1} << 17) + 3, 1);  // 1 MiB + 24 B: two chunks
+    EXPECT_EQ(messages_sent(comm), before) << "rank " << comm.rank();
+  }));
+}
+
+TEST(HostSegment, VectorsOfManyChunksAndEmptyOnesMatchTheReferenceCallAfterCall) {
+  for (const int ranks : {2, 3, 5}) {
+    SCOPED_TRACE(ranks);
+    expect_clean(run_ranks(ranks, [](Communicator& comm) {
+      // 5 chunks and a part (odd: the sets alternate across calls), then
+      // empty and single elements between longer ones.
+      const std::size_t counts[] = {(std::size_t{5} << 17) + 7, 0, 1, 4099, 0,
+                                    (std::size_t{1} << 17)};
+      int call = 0;
+      for (const std::size_t count : counts) {
+        expect_sum(comm, count, call++);
+      }
+    }));
+  }
+}
+
+TEST(HostSegment, FloatResultsAreBitwiseEqualOnEveryRank) {
+  constexpr int kRanks = 4;
+  constexpr std::size_t kCount = (std::size_t{1} << 19) + 11;  // 2 MiB + 44 B of floats
+  std::vector<std::vector<std::uint32_t>> results(kRanks);
+  expect_clean(run_ranks(kRanks, [&](Communicator& comm) {
+    std::mt19937 random(static_cast<unsigned>(comm.rank()) + 7U);
+    std::uniform_real_distribution<float> any(-1e3F, 1e3F);
+    std::vector<float> in(kCount);
+    for (float& x : in) {
+      x = any(random);
+    }
+    std::vector<float> out(kCount);
+    allreduce(comm, in.data(), out.data(), kCount, DataType::kFloat32, ReduceOp::kSum, kSegment);
+    auto& mine = results[static_cast<std::size_t>(comm.rank())];
+    for (const float x : out) {
+      mine.push_back(std::bit_cast<std::uint32_t>(x));
+    }
+  }));
+  for (std::size_t r = 1; r < kRanks; ++r) {
+    EXPECT_EQ(results[r], results[0]) << "rank " << r;
+  }
+}
+
+TEST(HostSegment, RanksThatDisagreeGetAnErrorNamingThemAndTheSegmentStaysUsable) {
+  CommunicatorOptions options;
+  options.timeout = 20s;
+  std::mutex mutex;
+  std::vector<std::string> errors;
+  expect_clean(run_ranks(
+      3,
+      [&](Communicator& comm) {
+        // Rank 1 differs; rank 0 and 2 see it first, rank 1 sees rank 0.
+        const std::size_t count = comm.rank() == 1 ? 5000 : 4000;
+        std::vector<float> data(count, 1.0F);
+        try {
+          allreduce(comm, kInPlace, data.data(), count, DataType::kFloat32, ReduceOp::kSum,
+                    kSegment);
+          ADD_FAILURE() << "rank " << comm.rank()
+                        << " finished an allreduce the ranks disagreed on";
+        } catch (const UsageError& error) {
+          const std::scoped_lock lock(mutex);
+          errors.emplace_back(error.what());
+        }
+        expect_sum(comm, 4000, 1);  // the next one runs as if nothing happened
+      },
+      options));
+  ASSERT_EQ(errors.size(), 3U);
+  for (const std::string& error : errors) {
+    EXPECT_NE(error.find("rank 1 called it with 5000 elements"), std::string::npos) << error;
+    EXPECT_NE(error.find("with 4000 elements"), std::string::npos) << error;
+  }
+}
+
+TEST(HostSegment, NonBlockingCallsRunOverMessagesAndMayBeWaitedInAnyOrder) {
+  expect_clean(run_ranks(3, [](Communicator& comm) {
+    constexpr std::size_t kCount = 70001;
+    std::vector<std::int32_t> first(kCount, comm.rank() + 1);
+    std::vector<std::int32_t> second(kCount, 10 * (comm.rank() + 1));
+    const std::uint64_t before = messages_sent(comm);
+    Request one = iallreduce(comm, kInPlace, first.data(), kCount, DataType::kInt32, ReduceOp::kSum,
+                             kSegment);
+    Request two = iallreduce(comm, kInPlace, second.data(), kCount, DataType::kInt32,
+                             ReduceOp::kMax, kSegment);
+    two.wait();
+    one.wait();
+    EXPECT_GT(messages_sent(comm), before);
+    for (std::size_t i = 0; i < kCount; ++i) {
+      ASSERT_EQ(first[i], 6) << i;
+      ASSERT_EQ(second[i], 30) << i;
+    }
+  }));
+}
+
+TEST(HostSegment, WithSharedMemoryOffItRunsOverTheRails) {
+  CommunicatorOptions options;
+  options.shared_memory = SharedMemoryMode::kOff;
+  expect_clean(run_ranks(
+      3,
+      [](Communicator& comm) {
+        const std::uint64_t before = messages_sent(comm);
+        expect_sum(comm, 4099, 0);
+        EXPECT_GT(messages_sent(comm), before);
+      },
+      options));
+}
+
+}  // namespace
+}  // namespace railyard::comm
