@@ -78,6 +78,8 @@ CollectiveTask reduce_through(const Channel& channel, HostSegment& segment, Coll
     }
     co_await Until{segment.arrive()};
     const int differs = first == 0 ? first_mismatch(segment, mine) : -1;
+    // Read now: past the next barrier that rank may be in its next call.
+    const SegmentCall theirs = differs >= 0 ? segment.call(differs) : mine;
     if (differs < 0) {
       const Blocks slices{length, static_cast<std::size_t>(ranks)};
       const std::size_t offset = slices.offset(static_cast<std::size_t>(me)) * element;
@@ -92,7 +94,7 @@ CollectiveTask reduce_through(const Channel& channel, HostSegment& segment, Coll
       // Every rank saw the same calls, so every rank throws here, each
       // after the same two barriers: the segment stays usable.
       segment.end();
-      throw_mismatch(channel, differs, segment.call(differs), mine);
+      throw_mismatch(channel, differs, theirs, mine);
     }
     if (length != 0) {
       std::memcpy(data + first * element, segment.slot(set, 0), length * element);

@@ -26,7 +26,12 @@ constexpr std::size_t kLineBytes = 128;
 constexpr std::size_t kEpochAt = 0;
 constexpr std::size_t kCallAt = 64;
 constexpr std::size_t kPage = 4096;
-constexpr std::size_t kMostSlotBytes = std::size_t{1} << 20;
+// A chunk of 512 KiB a rank keeps the working set of a chunk (p slots, the
+// slice reduced, the part copied out) within the caches of this machine:
+// measured on 1 host x 4 ranks (docs/benchmarks.md, "The host segment"),
+// 1 MiB slots took 1.6x the time at 1 MiB and 1.1-1.7x at 4-16 MiB,
+// 256 KiB slots 1.1-1.4x from 1 MiB (more barriers).
+constexpr std::size_t kMostSlotBytes = std::size_t{512} << 10;
 constexpr std::size_t kMostSegmentBytes = std::size_t{16} << 20;
 // The setup message: a status byte, then the name.
 constexpr std::size_t kNameBytes = 256;

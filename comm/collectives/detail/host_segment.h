@@ -36,8 +36,8 @@ struct SegmentCall {
 
 class HostSegment {
  public:
-  // The bytes of one slot for `ranks` ranks: 1 MiB while the segment stays
-  // within 16 MiB, less (in whole pages) on hosts with more ranks.
+  // The bytes of one slot for `ranks` ranks: 512 KiB while the segment
+  // stays within 16 MiB, less (in whole pages) on hosts of more than 16.
   [[nodiscard]] static std::size_t slot_bytes_for(int ranks) noexcept;
   // The size of the segment of `ranks` ranks with slots of `slot_bytes`.
   [[nodiscard]] static std::size_t bytes_for(int ranks, std::size_t slot_bytes) noexcept;

@@ -71,7 +71,7 @@ TEST(HostSegment, AnAllreduceSendsNothingOverAnyRailOnceTheSegmentExists) {
     expect_sum(comm, 1, 0);  // makes the segment: a few setup messages
     EXPECT_EQ(segment_files(), 0U) << "a segment's name outlived its setup";
     const std::uint64_t before = messages_sent(comm);
-    expect_sum(comm, (std::size_t{1} << 17) + 3, 1);  // 1 MiB + 24 B: two chunks
+    expect_sum(comm, (std::size_t{1} << 17) + 3, 1);  // 1 MiB + 24 B: several chunks
     EXPECT_EQ(messages_sent(comm), before) << "rank " << comm.rank();
   }));
 }
@@ -80,8 +80,8 @@ TEST(HostSegment, VectorsOfManyChunksAndEmptyOnesMatchTheReferenceCallAfterCall)
   for (const int ranks : {2, 3, 5}) {
     SCOPED_TRACE(ranks);
     expect_clean(run_ranks(ranks, [](Communicator& comm) {
-      // 5 chunks and a part (odd: the sets alternate across calls), then
-      // empty and single elements between longer ones.
+      // 5 MiB and a part (an odd number of chunks: the sets alternate
+      // across calls), then empty and single elements between longer ones.
       const std::size_t counts[] = {(std::size_t{5} << 17) + 7, 0, 1, 4099, 0,
                                     (std::size_t{1} << 17)};
       int call = 0;
