@@ -11,6 +11,8 @@
 #include <optional>
 #include <vector>
 
+#include "railyard/comm/collectives/detail/patterns.h"
+#include "railyard/comm/collectives/reduction.h"
 #include "railyard/comm/detail/world.h"
 #include "railyard/comm/errors.h"
 #include "railyard/common/detail/log.h"
@@ -36,8 +38,9 @@ constexpr std::size_t kMostSegmentBytes = std::size_t{16} << 20;
 // The setup message: a status byte, then the name.
 constexpr std::size_t kNameBytes = 256;
 
-std::size_t header_bytes(int ranks) noexcept {
-  const std::size_t lines = static_cast<std::size_t>(ranks) * kLineBytes;
+std::size_t header_bytes(int ranks, int lanes) noexcept {
+  const std::size_t lines =
+      static_cast<std::size_t>(ranks) * static_cast<std::size_t>(lanes) * kLineBytes;
   return (lines + kPage - 1) / kPage * kPage;
 }
 
@@ -57,52 +60,94 @@ std::string segment_name() {
 
 }  // namespace
 
-std::size_t HostSegment::slot_bytes_for(int ranks) noexcept {
-  const std::size_t fits = kMostSegmentBytes / (2 * static_cast<std::size_t>(std::max(ranks, 1)));
-  return std::clamp(fits / kPage * kPage, kPage, kMostSlotBytes);
+std::size_t HostSegment::slot_bytes_for(int ranks, int lanes) noexcept {
+  const std::size_t slots = 2 * static_cast<std::size_t>(std::max(ranks, 1)) *
+                            static_cast<std::size_t>(std::max(lanes, 1));
+  return std::clamp(kMostSegmentBytes / slots / kPage * kPage, kPage, kMostSlotBytes);
 }
 
-std::size_t HostSegment::bytes_for(int ranks, std::size_t slot_bytes) noexcept {
-  return header_bytes(ranks) + 2 * static_cast<std::size_t>(ranks) * slot_bytes;
+std::size_t HostSegment::bytes_for(int ranks, int lanes, std::size_t slot_bytes) noexcept {
+  return header_bytes(ranks, lanes) +
+         2 * static_cast<std::size_t>(ranks) * static_cast<std::size_t>(lanes) * slot_bytes;
 }
 
-HostSegment::HostSegment(shm::SharedSegment memory, int ranks, int rank, std::size_t slot_bytes,
-                         OutsideWork& outside)
+HostSegment::HostSegment(shm::SharedSegment memory, int ranks, int rank, int lanes,
+                         std::size_t slot_bytes, OutsideWork& outside)
     : memory_(std::move(memory)),
       ranks_(ranks),
       rank_(rank),
       slot_bytes_(slot_bytes),
-      outside_(&outside) {}
+      outside_(&outside),
+      epochs_(static_cast<std::size_t>(lanes), 0),
+      chunks_(static_cast<std::size_t>(lanes), 0) {}
 
-std::byte* HostSegment::line(int rank) const noexcept {
-  return memory_.data() + static_cast<std::size_t>(rank) * kLineBytes;
+std::byte* HostSegment::line(int lane, int rank) const noexcept {
+  const std::size_t index = static_cast<std::size_t>(lane) * static_cast<std::size_t>(ranks_) +
+                            static_cast<std::size_t>(rank);
+  return memory_.data() + index * kLineBytes;
 }
 
-std::byte* HostSegment::slot(unsigned set, int rank) const noexcept {
-  const std::size_t index = static_cast<std::size_t>(set) * static_cast<std::size_t>(ranks_) +
-                            static_cast<std::size_t>(rank);
-  return memory_.data() + header_bytes(ranks_) + index * slot_bytes_;
+std::byte* HostSegment::slot(int lane, unsigned set, int rank) const noexcept {
+  const std::size_t index =
+      (static_cast<std::size_t>(lane) * 2 + set) * static_cast<std::size_t>(ranks_) +
+      static_cast<std::size_t>(rank);
+  return memory_.data() + header_bytes(ranks_, lanes()) + index * slot_bytes_;
 }
 
 void HostSegment::describe(const SegmentCall& call) const noexcept {
-  std::memcpy(line(rank_) + kCallAt, &call, sizeof call);
+  std::memcpy(line(0, rank_) + kCallAt, &call, sizeof call);
 }
 
 SegmentCall HostSegment::call(int rank) const noexcept {
   SegmentCall out;
-  std::memcpy(&out, line(rank) + kCallAt, sizeof out);
+  std::memcpy(&out, line(0, rank) + kCallAt, sizeof out);
   return out;
 }
 
-HostSegment::Barrier HostSegment::arrive() noexcept {
-  ++epoch_;
-  epoch_of(line(rank_)).store(epoch_, std::memory_order_release);
-  return {*this, epoch_};
+HostSegment::Slice HostSegment::reduce_slice(int lane, unsigned set, std::size_t length,
+                                             DataType type, ReduceOp op) const noexcept {
+  const std::size_t element = size_of(type);
+  const Blocks slices{length, static_cast<std::size_t>(ranks_)};
+  const std::size_t offset = slices.offset(static_cast<std::size_t>(rank_)) * element;
+  const Slice slice{slot(lane, set, 0) + offset, slices.length(static_cast<std::size_t>(rank_))};
+  for (int rank = 1; rank < ranks_ && slice.count != 0; ++rank) {
+    reduce(type, op, slice.data, slice.data, slot(lane, set, rank) + offset, slice.count);
+  }
+  return slice;
+}
+
+std::optional<Mismatch> HostSegment::mismatch(const SegmentCall& mine) const noexcept {
+  for (int rank = 0; rank < ranks_; ++rank) {
+    const SegmentCall theirs = call(rank);
+    if (theirs != mine) {
+      return Mismatch{rank, theirs};
+    }
+  }
+  return std::nullopt;
+}
+
+std::string Mismatch::describe(const Channel& local, const SegmentCall& mine) const {
+  const auto called = [](const SegmentCall& one) {
+    return fmt::format("{} elements of {} ({})", one.count,
+                       to_string(static_cast<DataType>(one.type)),
+                       to_string(static_cast<ReduceOp>(one.op)));
+  };
+  return fmt::format(
+      "{}: rank {} called it with {} where rank {} called it with {}: every rank must pass the "
+      "same count, type and operation",
+      local.name(), local.comm_rank(rank), called(call), local.comm_rank(local.rank()),
+      called(mine));
+}
+
+HostSegment::Barrier HostSegment::arrive(int lane) noexcept {
+  const std::uint64_t epoch = ++epochs_[static_cast<std::size_t>(lane)];
+  epoch_of(line(lane, rank_)).store(epoch, std::memory_order_release);
+  return {*this, lane, epoch};
 }
 
 bool HostSegment::Barrier::ready() const noexcept {
   for (int rank = 0; rank < segment_->ranks_; ++rank) {
-    if (epoch_of(segment_->line(rank)).load(std::memory_order_acquire) < epoch_) {
+    if (epoch_of(segment_->line(lane_, rank)).load(std::memory_order_acquire) < epoch_) {
       return false;
     }
   }
@@ -121,7 +166,7 @@ void HostSegment::begin(const char* collective) {
   in_call_ = true;
 }
 
-CollectiveTask join_host_segment(const Channel& channel, std::uint32_t stream,
+CollectiveTask join_host_segment(const Channel& channel, std::uint32_t stream, int lanes,
                                  std::shared_ptr<HostSegment>& segment) {
   std::vector<int> everyone(static_cast<std::size_t>(channel.size()));
   for (int rank = 0; rank < channel.size(); ++rank) {
@@ -129,8 +174,8 @@ CollectiveTask join_host_segment(const Channel& channel, std::uint32_t stream,
   }
   const Channel setup = channel.subset(everyone, stream);
   const int ranks = setup.size();
-  const std::size_t slot_bytes = HostSegment::slot_bytes_for(ranks);
-  const std::size_t bytes = HostSegment::bytes_for(ranks, slot_bytes);
+  const std::size_t slot_bytes = HostSegment::slot_bytes_for(ranks, lanes);
+  const std::size_t bytes = HostSegment::bytes_for(ranks, lanes, slot_bytes);
   std::optional<shm::SharedSegment> memory;
   std::uint8_t mapped = 0;  // this rank's part of the verdict: 1 if it mapped it
   std::array<char, kNameBytes> message{};
@@ -187,24 +232,41 @@ CollectiveTask join_host_segment(const Channel& channel, std::uint32_t stream,
     mapped = verdict;
   }
   if (mapped != 0 && memory) {
-    segment = std::make_shared<HostSegment>(std::move(*memory), ranks, setup.rank(), slot_bytes,
-                                            channel.world().outside_work());
-    log::info("{}: host segment of {} ranks, {} bytes, slots of {} bytes", channel.name(), ranks,
-              bytes, slot_bytes);
+    segment = std::make_shared<HostSegment>(std::move(*memory), ranks, setup.rank(), lanes,
+                                            slot_bytes, channel.world().outside_work());
+    log::info("{}: host segment of {} ranks, {} lane(s), {} bytes, slots of {} bytes",
+              channel.name(), ranks, lanes, bytes, slot_bytes);
   }
 }
 
 bool host_segment_applies(const Channel& channel, const CollectiveArgs& args) {
-  const Communicator& comm = channel.comm();
-  return args.blocking && channel.size() > 1 && comm.host_count() == 1 &&
-         comm.options().shared_memory != SharedMemoryMode::kOff;
+  return args.blocking && channel.size() > 1 &&
+         channel.comm().options().shared_memory != SharedMemoryMode::kOff;
 }
 
-HostSegmentSlot& host_segment_slot(const Channel& channel) {
-  const Group& group = channel.group();
+CollectiveTask host_segment_of(const Channel& local, std::uint32_t stream, int lanes,
+                               std::shared_ptr<HostSegment>& segment) {
+  const Group& group = local.group();
   std::call_once(group.host_segment_once,
                  [&group] { group.host_segment = std::make_shared<HostSegmentSlot>(); });
-  return *group.host_segment;
+  HostSegmentSlot& slot = *group.host_segment;
+  bool join = false;
+  {
+    const std::scoped_lock lock(slot.mutex);
+    join = !slot.tried;
+    slot.tried = true;
+    segment = slot.segment;
+  }
+  if (join) {
+    co_await join_host_segment(local, stream, lanes, segment);
+    const std::scoped_lock lock(slot.mutex);
+    slot.segment = segment;
+  }
+  // A communicator's ranks use one kind of segment (one host: one lane;
+  // several: the split-rail lanes); every rank sees the same here.
+  if (segment && segment->lanes() < lanes) {
+    segment.reset();
+  }
 }
 
 }  // namespace railyard::comm::detail

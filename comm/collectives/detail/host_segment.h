@@ -1,11 +1,13 @@
-// The memory the ranks of a one-host communicator share for collectives
-// that move data through it rather than through messages: per rank a flag
-// line (how many barriers it has reached, and what it called), then two
-// sets of slots, one slot per rank in each. A chunk of a collective uses one
-// set, the next chunk the other: a rank may write a set again once every
-// rank has passed the barrier after the chunk that used it last, so a
-// chunk needs two barriers instead of three (docs/architecture.md, "Host
-// segment").
+// The memory the ranks of one host share for collectives that move data
+// through it rather than through messages (a one-host communicator, or the
+// ranks of one host in a hierarchical algorithm). It has one or more lanes,
+// each with its own barriers, so that chunks may run side by side: per lane
+// and rank a flag line (how many of the lane's barriers the rank has
+// reached; lane 0's also says what it called), then per lane two sets of
+// slots, one slot per rank in each. A lane's chunk uses one set, its next
+// chunk the other: a rank may write a set again once every rank has passed
+// the barrier after the chunk that used it last, so a chunk needs two
+// barriers instead of three (docs/architecture.md, "Host segment").
 #pragma once
 
 #include <atomic>
@@ -13,7 +15,9 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "railyard/comm/collectives/algorithm_table.h"
 #include "railyard/comm/collectives/datatype.h"
@@ -31,49 +35,82 @@ struct SegmentCall {
   std::uint32_t type = 0;
   std::uint32_t op = 0;
 
+  [[nodiscard]] static SegmentCall of(const CollectiveArgs& args) noexcept {
+    return {args.count, static_cast<std::uint32_t>(args.type), static_cast<std::uint32_t>(args.op)};
+  }
   friend bool operator==(const SegmentCall&, const SegmentCall&) = default;
+};
+
+// A rank whose call differs from this rank's, and what it called.
+struct Mismatch {
+  int rank = 0;  // of the segment (the host's ranks, in order)
+  SegmentCall call;
+
+  // "allreduce: rank 1 called it with 5000 elements of float (sum) where
+  // rank 0 called it with 4000 ...", with `local`'s communicator ranks.
+  [[nodiscard]] std::string describe(const Channel& local, const SegmentCall& mine) const;
 };
 
 class HostSegment {
  public:
-  // The bytes of one slot for `ranks` ranks: 512 KiB while the segment
-  // stays within 16 MiB, less (in whole pages) on hosts of more than 16.
-  [[nodiscard]] static std::size_t slot_bytes_for(int ranks) noexcept;
-  // The size of the segment of `ranks` ranks with slots of `slot_bytes`.
-  [[nodiscard]] static std::size_t bytes_for(int ranks, std::size_t slot_bytes) noexcept;
+  // The bytes of one slot for `ranks` ranks and `lanes` lanes: 512 KiB
+  // while the segment stays within 16 MiB, less (in whole pages) beyond.
+  [[nodiscard]] static std::size_t slot_bytes_for(int ranks, int lanes) noexcept;
+  // The size of the segment of `ranks` ranks and `lanes` lanes with slots
+  // of `slot_bytes`.
+  [[nodiscard]] static std::size_t bytes_for(int ranks, int lanes, std::size_t slot_bytes) noexcept;
 
   // Over `memory`, mapped by every one of `ranks` ranks; this one is `rank`.
   // `outside` is the world's (transports/rail/progress.h): every barrier
   // passed counts there as progress.
-  HostSegment(shm::SharedSegment memory, int ranks, int rank, std::size_t slot_bytes,
+  HostSegment(shm::SharedSegment memory, int ranks, int rank, int lanes, std::size_t slot_bytes,
               OutsideWork& outside);
 
   [[nodiscard]] int ranks() const noexcept { return ranks_; }
   [[nodiscard]] int rank() const noexcept { return rank_; }
+  [[nodiscard]] int lanes() const noexcept { return static_cast<int>(epochs_.size()); }
   [[nodiscard]] std::size_t slot_bytes() const noexcept { return slot_bytes_; }
   [[nodiscard]] OutsideWork& outside() const noexcept { return *outside_; }
-  [[nodiscard]] std::byte* slot(unsigned set, int rank) const noexcept;
-  // The set the next chunk uses (they alternate, call after call).
-  [[nodiscard]] unsigned take_set() noexcept { return static_cast<unsigned>(chunks_++ % 2); }
+  [[nodiscard]] std::byte* slot(int lane, unsigned set, int rank) const noexcept;
+  // The set a lane's next chunk uses (they alternate, call after call).
+  [[nodiscard]] unsigned take_set(int lane) noexcept {
+    return static_cast<unsigned>(chunks_[static_cast<std::size_t>(lane)]++ % 2);
+  }
 
-  // Publishes what this rank called; call() reads another rank's.
+  // Publishes what this rank called; call() reads another rank's, and
+  // mismatch() finds the first rank whose call is not `mine`. Read them
+  // between the first two barriers of a call: after the second, a rank may
+  // be in its next call.
   void describe(const SegmentCall& call) const noexcept;
   [[nodiscard]] SegmentCall call(int rank) const noexcept;
+  [[nodiscard]] std::optional<Mismatch> mismatch(const SegmentCall& mine) const noexcept;
 
-  // A barrier among the segment's ranks: co_await segment.barrier() marks
-  // this rank arrived and suspends until every rank has. Writes made before
-  // it are seen by every rank after it.
+  // This rank's slice of a chunk of `length` elements in set `set` of
+  // `lane`: after the chunk's first barrier, reduce_slice() reduces it over
+  // every rank's slot, in rank order, into rank 0's slot, where every rank
+  // finds the whole reduced chunk after the second barrier.
+  struct Slice {
+    std::byte* data;    // in rank 0's slot
+    std::size_t count;  // elements
+  };
+  Slice reduce_slice(int lane, unsigned set, std::size_t length, DataType type,
+                     ReduceOp op) const noexcept;
+
+  // A barrier of one lane among the segment's ranks: co_await
+  // Until{segment.arrive(lane)} marks this rank arrived and suspends until
+  // every rank has. Writes made before it are seen by every rank after it.
   class Barrier final : public Readiness {
    public:
-    Barrier(const HostSegment& segment, std::uint64_t epoch) noexcept
-        : segment_(&segment), epoch_(epoch) {}
+    Barrier(const HostSegment& segment, int lane, std::uint64_t epoch) noexcept
+        : segment_(&segment), lane_(lane), epoch_(epoch) {}
     [[nodiscard]] bool ready() const noexcept override;
 
    private:
     const HostSegment* segment_;
+    int lane_;
     std::uint64_t epoch_;
   };
-  [[nodiscard]] Barrier arrive() noexcept;
+  [[nodiscard]] Barrier arrive(int lane) noexcept;
 
   // A collective that left it between barriers (it failed, or its request
   // was dropped) leaves the ranks' barrier counts apart for good: the next
@@ -83,15 +120,15 @@ class HostSegment {
   void end() noexcept { in_call_ = false; }
 
  private:
-  [[nodiscard]] std::byte* line(int rank) const noexcept;
+  [[nodiscard]] std::byte* line(int lane, int rank) const noexcept;
 
   shm::SharedSegment memory_;
   int ranks_;
   int rank_;
   std::size_t slot_bytes_;
   OutsideWork* outside_;
-  std::uint64_t epoch_ = 0;   // barriers this rank has reached
-  std::uint64_t chunks_ = 0;  // chunks this rank has run (picks the set)
+  std::vector<std::uint64_t> epochs_;  // per lane: barriers this rank has reached
+  std::vector<std::uint64_t> chunks_;  // per lane: chunks this rank has run (picks the set)
   bool in_call_ = false;
 };
 
@@ -113,31 +150,35 @@ class OutsideWaiter {
   OutsideWork* work_;
 };
 
-// A communicator's segment, once its ranks have tried to make one: held by
-// its Group (comm/detail/world.h) for the communicator's lifetime.
+// A communicator's segment (of its ranks on this host), once they have
+// tried to make one: held by its Group (comm/detail/world.h) for the
+// communicator's lifetime.
 struct HostSegmentSlot {
   std::mutex mutex;
   bool tried = false;
   std::shared_ptr<HostSegment> segment;  // null: the ranks could not make one
 };
 
-// The segment of `channel`'s communicator, whose ranks all share this
-// rank's host: made by its rank 0 and opened by the others the first time a
-// collective asks (every rank asks in the same collective), and null,
-// agreed by all ranks, when one of them could not map it (logged once as a
-// warning; the caller then runs an algorithm over messages). Its messages
-// go on `channel`'s stream `stream`.
-CollectiveTask join_host_segment(const Channel& channel, std::uint32_t stream,
+// The segment of the ranks of `local` (a channel whose ranks all share
+// this rank's host), with `lanes` lanes: made by its rank 0 and opened by
+// the others the first time a collective asks (every rank asks in the same
+// collective), and null, agreed by all ranks, when one of them could not
+// map it (logged as a warning; the caller then runs over messages). Its
+// messages go on stream `stream` of the collective.
+CollectiveTask join_host_segment(const Channel& local, std::uint32_t stream, int lanes,
                                  std::shared_ptr<HostSegment>& segment);
 
 // Whether a collective on `channel` may use a host segment: blocking (each
 // rank runs at most one segment collective at a time, so none waits for a
 // segment another holds: the non-blocking forms run over messages, as Open
-// MPI's coll/sm leaves them to libnbc), every rank on this host, shared
-// memory not turned off (RAILYARD_SHM=off), and more than one rank.
+// MPI's coll/sm leaves them to libnbc), shared memory not turned off
+// (RAILYARD_SHM=off), and more than one rank on this host.
 [[nodiscard]] bool host_segment_applies(const Channel& channel, const CollectiveArgs& args);
 
-// The communicator's slot (Group::host_segment).
-[[nodiscard]] HostSegmentSlot& host_segment_slot(const Channel& channel);
+// The segment of the communicator's ranks on this host (`local`, whose
+// ranks those are), made at the first call (join_host_segment); null when
+// the ranks could not make one. Every rank calls it in the same collective.
+CollectiveTask host_segment_of(const Channel& local, std::uint32_t stream, int lanes,
+                               std::shared_ptr<HostSegment>& segment);
 
 }  // namespace railyard::comm::detail

@@ -1,6 +1,7 @@
-// The allreduce over a host segment (comm/collectives/allreduce_shared_segment.cc)
-// on ranks run as threads of this process, which share one host: it sends
-// nothing over any rail once the segment exists, leaves nothing in
+// The allreduces over a host segment (allreduce_shared_segment.cc, and
+// split-rail's same-host steps) on ranks run as threads of this process,
+// which share one host: it sends nothing over any rail once the segment
+// exists (split-rail: nothing over the host rail), leaves nothing in
 // /dev/shm, runs vectors of many chunks to the reference, names ranks that
 // disagree and stays usable after, and leaves the non-blocking form, and
 // RAILYARD_SHM=off, to the algorithms over messages.
@@ -163,6 +164,102 @@ TEST(HostSegment, NonBlockingCallsRunOverMessagesAndMayBeWaitedInAnyOrder) {
       ASSERT_EQ(second[i], 30) << i;
     }
   }));
+}
+
+// Messages sent over the same-host rail, and over the network rails.
+struct SentBy {
+  std::uint64_t host = 0;
+  std::uint64_t network = 0;
+};
+SentBy sent_by(const Communicator& comm) {
+  SentBy sent;
+  for (const auto& rail : comm.counters().rails) {
+    (rail.host_only ? sent.host : sent.network) += rail.rail.messages_sent;
+  }
+  return sent;
+}
+
+// 2 hosts x 2 ranks (threads standing for them): the blocking split-rail
+// allreduce takes its same-host steps through the host's segment, so only
+// the network rails carry messages; the non-blocking one still uses the
+// host rail.
+TEST(HostSegment, SplitRailSendsNothingOverTheHostRailInBlockingCalls) {
+  const CollectiveOptions split{"split_rail"};
+  expect_clean(run_ranks(
+      4,
+      [&](Communicator& comm) {
+        ASSERT_EQ(comm.host_count(), 2);
+        constexpr std::size_t kCount = (std::size_t{3} << 17) + 5;  // 3 MiB + 40 B of int64
+        const auto sum_of = [&](std::size_t i) {
+          std::int64_t sum = 0;
+          for (int r = 0; r < comm.size(); ++r) {
+            sum += term(r, i, 0);
+          }
+          return sum;
+        };
+        std::vector<std::int64_t> data(kCount);
+        const auto fill = [&] {
+          for (std::size_t i = 0; i < kCount; ++i) {
+            data[i] = term(comm.rank(), i, 0);
+          }
+        };
+        fill();
+        allreduce(comm, kInPlace, data.data(), 1, DataType::kInt64, ReduceOp::kSum, split);
+        fill();
+        const SentBy before = sent_by(comm);
+        allreduce(comm, kInPlace, data.data(), kCount, DataType::kInt64, ReduceOp::kSum, split);
+        const SentBy after = sent_by(comm);
+        EXPECT_EQ(after.host, before.host) << "rank " << comm.rank();
+        EXPECT_GT(after.network, before.network) << "rank " << comm.rank();
+        for (std::size_t i = 0; i < kCount; ++i) {
+          ASSERT_EQ(data[i], sum_of(i)) << "element " << i;
+        }
+        fill();
+        Request pending = iallreduce(comm, kInPlace, data.data(), kCount, DataType::kInt64,
+                                     ReduceOp::kSum, split);
+        pending.wait();
+        EXPECT_GT(sent_by(comm).host, after.host) << "rank " << comm.rank();
+        for (std::size_t i = 0; i < kCount; ++i) {
+          ASSERT_EQ(data[i], sum_of(i)) << "element " << i;
+        }
+      },
+      CommunicatorOptions{}, [](int rank) { return rank / 2; }));
+}
+
+// 2 hosts x 2 ranks where the second rank of each host passes another
+// count: every lane of the split-rail allreduce finds it on both hosts, all
+// four ranks get an error naming the rank, and the next call runs.
+TEST(HostSegment, SplitRailRanksThatDisagreeGetAnErrorAndTheNextCallRuns) {
+  const CollectiveOptions split{"split_rail"};
+  CommunicatorOptions options;
+  options.timeout = 20s;
+  std::mutex mutex;
+  std::vector<std::string> errors;
+  expect_clean(run_ranks(
+      4,
+      [&](Communicator& comm) {
+        const std::size_t count = comm.rank() % 2 == 1 ? 300001 : 300000;
+        std::vector<std::int64_t> data(count, 1);
+        try {
+          allreduce(comm, kInPlace, data.data(), count, DataType::kInt64, ReduceOp::kSum, split);
+          ADD_FAILURE() << "rank " << comm.rank()
+                        << " finished an allreduce the ranks disagreed on";
+        } catch (const UsageError& error) {
+          const std::scoped_lock lock(mutex);
+          errors.emplace_back(error.what());
+        }
+        std::vector<std::int64_t> ones(300000, 1);
+        allreduce(comm, kInPlace, ones.data(), ones.size(), DataType::kInt64, ReduceOp::kSum,
+                  split);
+        EXPECT_EQ(ones.front(), 4);
+        EXPECT_EQ(ones.back(), 4);
+      },
+      options, [](int rank) { return rank / 2; }));
+  ASSERT_EQ(errors.size(), 4U);
+  for (const std::string& error : errors) {
+    EXPECT_NE(error.find("called it with 300001 elements of int64 (sum)"), std::string::npos)
+        << error;
+  }
 }
 
 TEST(HostSegment, WithSharedMemoryOffItRunsOverTheRails) {
