@@ -50,6 +50,13 @@ CommunicatorOptions CommunicatorOptions::from_environment() {
       throw ConfigError("RAILYARD_SHM", *text, "expected auto, on or off");
     }
   }
+  if (const auto text = env::get("RAILYARD_HOST_SEGMENT")) {
+    const std::string_view value = trim(*text);
+    if (!iequals(value, "on") && !iequals(value, "off")) {
+      throw ConfigError("RAILYARD_HOST_SEGMENT", *text, "expected on or off");
+    }
+    options.host_segment = iequals(value, "on");
+  }
   if (const auto text = env::get("RAILYARD_SHM_PREFAULT")) {
     options.shm_prefault = parse_size("RAILYARD_SHM_PREFAULT", *text);
   }

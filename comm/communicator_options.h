@@ -41,6 +41,11 @@ struct CommunicatorOptions {
   // (mrail::HostRailOptions::prefault_bytes); unset: that default, 1 MiB.
   // RAILYARD_SHM_PREFAULT: a size (0: none).
   std::optional<std::uint64_t> shm_prefault;
+  // Blocking allreduces take their same-host steps through a segment of
+  // shared memory the host's ranks map (collectives/detail/host_segment.h),
+  // unless shared memory is off. RAILYARD_HOST_SEGMENT: on (the default) or
+  // off, which runs them over messages, as the non-blocking ones run.
+  bool host_segment = true;
 
   // Which algorithm a collective runs, per size range, instead of the
   // built-in choice (collectives/algorithm_table.h), e.g.

@@ -44,6 +44,8 @@ std::vector<BadInput> job_variables() {
                read_communicator),
       variable(kCommunicator, "RAILYARD_SHM_PREFAULT", "1mbyte", "expected a byte count",
                read_communicator),
+      variable(kCommunicator, "RAILYARD_HOST_SEGMENT", "auto", "expected on or off",
+               read_communicator),
       variable(kCommunicator, "RAILYARD_ALGO", "allreduce:0-8k:quantum",
                "names no allreduce algorithm 'quantum'; there are recursive_doubling",
                read_communicator),

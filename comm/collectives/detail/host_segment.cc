@@ -240,8 +240,9 @@ CollectiveTask join_host_segment(const Channel& channel, std::uint32_t stream, i
 }
 
 bool host_segment_applies(const Channel& channel, const CollectiveArgs& args) {
-  return args.blocking && channel.size() > 1 &&
-         channel.comm().options().shared_memory != SharedMemoryMode::kOff;
+  const CommunicatorOptions& options = channel.comm().options();
+  return args.blocking && channel.size() > 1 && options.host_segment &&
+         options.shared_memory != SharedMemoryMode::kOff;
 }
 
 CollectiveTask host_segment_of(const Channel& local, std::uint32_t stream, int lanes,

@@ -171,8 +171,9 @@ CollectiveTask join_host_segment(const Channel& local, std::uint32_t stream, int
 // Whether a collective on `channel` may use a host segment: blocking (each
 // rank runs at most one segment collective at a time, so none waits for a
 // segment another holds: the non-blocking forms run over messages, as Open
-// MPI's coll/sm leaves them to libnbc), shared memory not turned off
-// (RAILYARD_SHM=off), and more than one rank on this host.
+// MPI's coll/sm leaves them to libnbc), neither it nor shared memory
+// turned off (RAILYARD_HOST_SEGMENT, RAILYARD_SHM), and more than one rank
+// on this host.
 [[nodiscard]] bool host_segment_applies(const Channel& channel, const CollectiveArgs& args);
 
 // The segment of the communicator's ranks on this host (`local`, whose

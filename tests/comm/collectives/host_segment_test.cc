@@ -262,17 +262,23 @@ TEST(HostSegment, SplitRailRanksThatDisagreeGetAnErrorAndTheNextCallRuns) {
   }
 }
 
-TEST(HostSegment, WithSharedMemoryOffItRunsOverTheRails) {
-  CommunicatorOptions options;
-  options.shared_memory = SharedMemoryMode::kOff;
-  expect_clean(run_ranks(
-      3,
-      [](Communicator& comm) {
-        const std::uint64_t before = messages_sent(comm);
-        expect_sum(comm, 4099, 0);
-        EXPECT_GT(messages_sent(comm), before);
-      },
-      options));
+// RAILYARD_SHM=off, and RAILYARD_HOST_SEGMENT=off alone (the host rail
+// stays): the allreduce runs over messages.
+TEST(HostSegment, WithSharedMemoryOrTheSegmentOffItRunsOverMessages) {
+  CommunicatorOptions shm_off;
+  shm_off.shared_memory = SharedMemoryMode::kOff;
+  CommunicatorOptions segment_off;
+  segment_off.host_segment = false;
+  for (const CommunicatorOptions& options : {shm_off, segment_off}) {
+    expect_clean(run_ranks(
+        3,
+        [](Communicator& comm) {
+          const std::uint64_t before = messages_sent(comm);
+          expect_sum(comm, 4099, 0);
+          EXPECT_GT(messages_sent(comm), before);
+        },
+        options));
+  }
 }
 
 }  // namespace
