@@ -166,13 +166,13 @@ void HostSegment::begin(const char* collective) {
   in_call_ = true;
 }
 
-CollectiveTask join_host_segment(const Channel& channel, std::uint32_t stream, int lanes,
+CollectiveTask join_host_segment(const Channel& local, std::uint32_t stream, int lanes,
                                  std::shared_ptr<HostSegment>& segment) {
-  std::vector<int> everyone(static_cast<std::size_t>(channel.size()));
-  for (int rank = 0; rank < channel.size(); ++rank) {
+  std::vector<int> everyone(static_cast<std::size_t>(local.size()));
+  for (int rank = 0; rank < local.size(); ++rank) {
     everyone[static_cast<std::size_t>(rank)] = rank;
   }
-  const Channel setup = channel.subset(everyone, stream);
+  const Channel setup = local.subset(everyone, stream);
   const int ranks = setup.size();
   const std::size_t slot_bytes = HostSegment::slot_bytes_for(ranks, lanes);
   const std::size_t bytes = HostSegment::bytes_for(ranks, lanes, slot_bytes);
@@ -187,7 +187,7 @@ CollectiveTask join_host_segment(const Channel& channel, std::uint32_t stream, i
       memory = shm::SharedSegment::create(name, bytes);
       mapped = 1;
     } catch (const Error& error) {
-      log::warn("{}: cannot make the host segment ({}); it runs over messages", channel.name(),
+      log::warn("{}: cannot make the host segment ({}); it runs over messages", local.name(),
                 error.what());
     }
     message[0] = static_cast<char>(mapped);
@@ -222,7 +222,7 @@ CollectiveTask join_host_segment(const Channel& channel, std::uint32_t stream, i
         memory = shm::SharedSegment::open(name, bytes);
         mapped = 1;
       } catch (const Error& error) {
-        log::warn("{}: cannot open the host segment ({}); it runs over messages", channel.name(),
+        log::warn("{}: cannot open the host segment ({}); it runs over messages", local.name(),
                   error.what());
       }
     }
@@ -233,9 +233,9 @@ CollectiveTask join_host_segment(const Channel& channel, std::uint32_t stream, i
   }
   if (mapped != 0 && memory) {
     segment = std::make_shared<HostSegment>(std::move(*memory), ranks, setup.rank(), lanes,
-                                            slot_bytes, channel.world().outside_work());
-    log::info("{}: host segment of {} ranks, {} lane(s), {} bytes, slots of {} bytes",
-              channel.name(), ranks, lanes, bytes, slot_bytes);
+                                            slot_bytes, local.world().outside_work());
+    log::info("{}: host segment of {} ranks, {} lane(s), {} bytes, slots of {} bytes", local.name(),
+              ranks, lanes, bytes, slot_bytes);
   }
 }
 

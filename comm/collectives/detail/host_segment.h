@@ -93,8 +93,8 @@ class HostSegment {
     std::byte* data;    // in rank 0's slot
     std::size_t count;  // elements
   };
-  Slice reduce_slice(int lane, unsigned set, std::size_t length, DataType type,
-                     ReduceOp op) const noexcept;
+  [[nodiscard]] Slice reduce_slice(int lane, unsigned set, std::size_t length, DataType type,
+                                   ReduceOp op) const noexcept;
 
   // A barrier of one lane among the segment's ranks: co_await
   // Until{segment.arrive(lane)} marks this rank arrived and suspends until

@@ -10,6 +10,7 @@
 #include <bit>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <random>
 #include <string>
@@ -52,12 +53,13 @@ std::int64_t term(int rank, std::size_t i, int call) {
 
 // Sums `count` int64 terms of call `call` over every rank into `out` and
 // checks it against the reference.
-void expect_sum(const Communicator& comm, std::size_t count, int call) {
+void expect_sum(const Communicator& comm, std::size_t count, int call,
+                const CollectiveOptions& algorithm = kSegment) {
   std::vector<std::int64_t> data(count);
   for (std::size_t i = 0; i < count; ++i) {
     data[i] = term(comm.rank(), i, call);
   }
-  allreduce(comm, kInPlace, data.data(), count, DataType::kInt64, ReduceOp::kSum, kSegment);
+  allreduce(comm, kInPlace, data.data(), count, DataType::kInt64, ReduceOp::kSum, algorithm);
   for (std::size_t i = 0; i < count; ++i) {
     std::int64_t sum = 0;
     for (int r = 0; r < comm.size(); ++r) {
@@ -116,32 +118,45 @@ TEST(HostSegment, FloatResultsAreBitwiseEqualOnEveryRank) {
   }
 }
 
-TEST(HostSegment, RanksThatDisagreeGetAnErrorNamingThemAndTheSegmentStaysUsable) {
+// Ranks (threads, on the hosts host_of says) that each sum count_of(rank)
+// int64 with `algorithm`, where some counts differ: every rank must get a
+// UsageError, and then an allreduce of `agreed` elements, which all pass,
+// must run to the reference. Returns the errors' texts.
+std::vector<std::string> disagreeing_errors(int ranks,
+                                            const std::function<std::size_t(int)>& count_of,
+                                            std::size_t agreed, const CollectiveOptions& algorithm,
+                                            const std::function<int(int)>& host_of = {}) {
   CommunicatorOptions options;
   options.timeout = 20s;
   std::mutex mutex;
   std::vector<std::string> errors;
   expect_clean(run_ranks(
-      3,
+      ranks,
       [&](Communicator& comm) {
-        // Rank 1 differs; rank 0 and 2 see it first, rank 1 sees rank 0.
-        const std::size_t count = comm.rank() == 1 ? 5000 : 4000;
-        std::vector<float> data(count, 1.0F);
+        std::vector<std::int64_t> data(count_of(comm.rank()), 1);
         try {
-          allreduce(comm, kInPlace, data.data(), count, DataType::kFloat32, ReduceOp::kSum,
-                    kSegment);
+          allreduce(comm, kInPlace, data.data(), data.size(), DataType::kInt64, ReduceOp::kSum,
+                    algorithm);
           ADD_FAILURE() << "rank " << comm.rank()
                         << " finished an allreduce the ranks disagreed on";
         } catch (const UsageError& error) {
           const std::scoped_lock lock(mutex);
           errors.emplace_back(error.what());
         }
-        expect_sum(comm, 4000, 1);  // the next one runs as if nothing happened
+        expect_sum(comm, agreed, 1, algorithm);  // runs as if nothing happened
       },
-      options));
+      options, host_of));
+  return errors;
+}
+
+TEST(HostSegment, RanksThatDisagreeGetAnErrorNamingThemAndTheSegmentStaysUsable) {
+  // Rank 1 differs; rank 0 and 2 see it first, rank 1 sees rank 0.
+  const auto errors = disagreeing_errors(
+      3, [](int rank) { return rank == 1 ? 5000 : 4000; }, 4000, kSegment);
   ASSERT_EQ(errors.size(), 3U);
   for (const std::string& error : errors) {
-    EXPECT_NE(error.find("rank 1 called it with 5000 elements"), std::string::npos) << error;
+    EXPECT_NE(error.find("rank 1 called it with 5000 elements of int64 (sum)"), std::string::npos)
+        << error;
     EXPECT_NE(error.find("with 4000 elements"), std::string::npos) << error;
   }
 }
@@ -230,31 +245,9 @@ TEST(HostSegment, SplitRailSendsNothingOverTheHostRailInBlockingCalls) {
 // count: every lane of the split-rail allreduce finds it on both hosts, all
 // four ranks get an error naming the rank, and the next call runs.
 TEST(HostSegment, SplitRailRanksThatDisagreeGetAnErrorAndTheNextCallRuns) {
-  const CollectiveOptions split{"split_rail"};
-  CommunicatorOptions options;
-  options.timeout = 20s;
-  std::mutex mutex;
-  std::vector<std::string> errors;
-  expect_clean(run_ranks(
-      4,
-      [&](Communicator& comm) {
-        const std::size_t count = comm.rank() % 2 == 1 ? 300001 : 300000;
-        std::vector<std::int64_t> data(count, 1);
-        try {
-          allreduce(comm, kInPlace, data.data(), count, DataType::kInt64, ReduceOp::kSum, split);
-          ADD_FAILURE() << "rank " << comm.rank()
-                        << " finished an allreduce the ranks disagreed on";
-        } catch (const UsageError& error) {
-          const std::scoped_lock lock(mutex);
-          errors.emplace_back(error.what());
-        }
-        std::vector<std::int64_t> ones(300000, 1);
-        allreduce(comm, kInPlace, ones.data(), ones.size(), DataType::kInt64, ReduceOp::kSum,
-                  split);
-        EXPECT_EQ(ones.front(), 4);
-        EXPECT_EQ(ones.back(), 4);
-      },
-      options, [](int rank) { return rank / 2; }));
+  const auto errors = disagreeing_errors(
+      4, [](int rank) { return rank % 2 == 1 ? 300001 : 300000; }, 300000,
+      CollectiveOptions{"split_rail"}, [](int rank) { return rank / 2; });
   ASSERT_EQ(errors.size(), 4U);
   for (const std::string& error : errors) {
     EXPECT_NE(error.find("called it with 300001 elements of int64 (sum)"), std::string::npos)
