@@ -195,9 +195,11 @@ struct Transfers {
 };
 
 // co_await Until{condition}: suspends until condition.ready(). The
-// condition must outlive the await.
+// condition (a Readiness) is held in the awaiter, which lives until the
+// task resumes.
+template <typename Condition>
 struct Until {
-  const Readiness& condition;
+  Condition condition;
 
   [[nodiscard]] bool await_ready() const noexcept { return condition.ready(); }
   void await_suspend(CollectiveTask::Handle task) const noexcept {
@@ -205,5 +207,7 @@ struct Until {
   }
   void await_resume() const noexcept {}
 };
+template <typename Condition>
+Until(Condition) -> Until<Condition>;
 
 }  // namespace railyard::comm::detail
