@@ -42,8 +42,8 @@ struct Group {
   // Collectives started on it so far: each one's tag (see tag_layout.h).
   // Every rank starts a communicator's collectives in the same order.
   mutable std::atomic<std::uint32_t> collectives{0};
-  // The memory its ranks share when they are all on one host, made when a
-  // collective first asks for it (comm/collectives/detail/host_segment.h).
+  // The memory its ranks on this rank's host share, made when a collective
+  // first asks for it (comm/collectives/detail/host_segment.h).
   mutable std::once_flag host_segment_once;
   mutable std::shared_ptr<HostSegmentSlot> host_segment;
 
