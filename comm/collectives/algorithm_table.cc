@@ -108,8 +108,8 @@ constexpr std::size_t kAllreduceSplitRailFrom = std::size_t{16} * 1024;
 // From here an allreduce of ranks that all share one host goes through a
 // host segment (blocking calls; the others fall back to the choices below).
 // Measured on 1 host x 4 ranks (docs/benchmarks.md, "The host segment"):
-// 0.6-0.85x the time of the algorithms over messages at 8 B to 512 B,
-// 0.12-0.4x from 4 KiB on.
+// 0.57-0.96x the time of the algorithms over messages at 8 B to 512 B
+// (the means of two runs), 0.15-0.31x from 4 KiB on.
 constexpr std::size_t kAllreduceSharedSegmentFrom = 0;
 
 // A broadcast from this size takes the scatter and ring allgather (MPICH's
