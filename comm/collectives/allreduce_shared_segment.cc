@@ -10,20 +10,14 @@
 // Open MPI's coll/sm and vader's single-copy paths avoid messages too
 // (docs/benchmarks.md, "The host segment").
 //
-// Where it does not apply (several hosts, a non-blocking call, RAILYARD_SHM
-// off, or a segment one rank could not map) it runs the table's allreduce
-// over messages instead.
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <cstring>
+// The steps are allreduce_through_segment's (segment_allreduce.cc), with one
+// lane. Where it does not apply (several hosts, a non-blocking call,
+// RAILYARD_SHM or RAILYARD_HOST_SEGMENT off, or a segment one rank could
+// not map) it runs the table's allreduce over messages instead.
 #include <memory>
-#include <optional>
 
 #include "railyard/comm/collectives/detail/algorithms.h"
 #include "railyard/comm/collectives/detail/host_segment.h"
-#include "railyard/comm/errors.h"
-#include "railyard/common/detail/log.h"
 
 namespace railyard::comm::detail {
 namespace {
@@ -31,59 +25,19 @@ namespace {
 // The stream of the setup messages (join_host_segment).
 constexpr std::uint32_t kSetupStream = 1;
 
-CollectiveTask reduce_through(const Channel& channel, HostSegment& segment, CollectiveArgs args) {
-  segment.begin(channel.name());
-  const std::size_t element = size_of(args.type);
-  auto* data = static_cast<std::byte*>(args.recv);
-  const auto* source = static_cast<const std::byte*>(args.in_place ? args.recv : args.send);
-  const std::size_t per_chunk = segment.slot_bytes() / element;
-  const int me = segment.rank();
-  const SegmentCall mine = SegmentCall::of(args);
-  segment.describe(mine);
-  // The first chunk runs even for an empty vector: its barrier is where
-  // the ranks compare their calls.
-  std::size_t first = 0;
-  do {
-    const std::size_t length = std::min(per_chunk, args.count - first);
-    const unsigned set = segment.take_set(0);
-    if (length != 0) {
-      std::memcpy(segment.slot(0, set, me), source + first * element, length * element);
-    }
-    co_await Until{segment.arrive(0)};
-    // Read now: past the next barrier a rank may be in its next call.
-    const std::optional<Mismatch> differs =
-        first == 0 ? segment.mismatch(mine) : std::optional<Mismatch>();
-    if (!differs) {
-      (void)segment.reduce_slice(0, set, length, args.type, args.op);
-    }
-    co_await Until{segment.arrive(0)};
-    if (differs) {
-      // Every rank saw the same calls, so every rank throws here, each
-      // after the same two barriers: the segment stays usable.
-      segment.end();
-      throw UsageError(differs->describe(channel, mine));
-    }
-    if (length != 0) {
-      std::memcpy(data + first * element, segment.slot(0, set, 0), length * element);
-    }
-    first += length;
-  } while (first < args.count);
-  segment.end();
-}
-
 }  // namespace
 
 CollectiveTask allreduce_shared_segment(Channel channel, CollectiveArgs args) {
   std::shared_ptr<HostSegment> segment;
   if (channel.comm().host_count() == 1 && host_segment_applies(channel, args)) {
-    co_await host_segment_of(channel, kSetupStream, 1, segment);
+    const Channel setup = channel.on_stream(kSetupStream);
+    co_await host_segment_of(setup, 1, segment);
   }
   if (!segment) {
     co_await flat_allreduce(std::move(channel), args);
     co_return;
   }
-  const OutsideWaiter waiting(segment->outside());
-  co_await reduce_through(channel, *segment, args);
+  co_await allreduce_through_segment(*segment, channel, {}, args);
 }
 
 }  // namespace railyard::comm::detail

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "railyard/comm/collectives/algorithm_table.h"
 #include "railyard/comm/collectives/detail/channel.h"
@@ -24,6 +25,20 @@ CollectiveTask allreduce_shared_segment(Channel channel, CollectiveArgs args);
 // The table's choice of an allreduce over messages for a flat group of
 // ranks: what split_rail and shared_segment run where they do not apply.
 CollectiveTask flat_allreduce(Channel channel, CollectiveArgs args);
+
+class HostSegment;
+// An allreduce of `args` through `segment` (host_segment.h), as one call on
+// it, among the ranks of `local` (this host's, in the segment's order).
+// Each lane takes chunks lane, lane + lanes, ... of the vector, the lanes
+// side by side; per chunk every rank copies it into its slot, reduces its
+// slice of every slot into rank 0's slot after a barrier, and after a
+// second barrier copies the whole result out. With `across` (one channel
+// per lane: the ranks holding this rank's place on every host), each rank
+// first allreduces its slice with them, in place in the segment. Throws
+// UsageError naming a rank whose call differs. The channels must outlive
+// the task.
+CollectiveTask allreduce_through_segment(HostSegment& segment, const Channel& local,
+                                         std::span<const Channel> across, CollectiveArgs args);
 CollectiveTask allgather_ring(Channel channel, CollectiveArgs args);
 CollectiveTask allgather_bruck(Channel channel, CollectiveArgs args);
 CollectiveTask reduce_scatter_ring(Channel channel, CollectiveArgs args);

@@ -42,6 +42,12 @@ Channel Channel::subset(std::span<const int> members, std::uint32_t stream) cons
   return sub;
 }
 
+Channel Channel::on_stream(std::uint32_t stream) const {
+  Channel moved = *this;
+  moved.wire_ = stream_tag(wire_, stream);
+  return moved;
+}
+
 Request Channel::send(const void* data, std::size_t bytes, int to) const {
   // The payload is only read; the communicator's one start() serves both.
   return comm_.post_collective(false, const_cast<void*>(data),  // NOLINT(*-const-cast)

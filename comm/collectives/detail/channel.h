@@ -31,6 +31,9 @@ class Channel {
   // (tag_layout.h), so that subsets working side by side between the same
   // ranks on different streams never take each other's messages.
   [[nodiscard]] Channel subset(std::span<const int> members, std::uint32_t stream) const;
+  // This channel on stream `stream` of its collective (its ranks as they
+  // are): for steps whose messages must not meet the others'.
+  [[nodiscard]] Channel on_stream(std::uint32_t stream) const;
 
   [[nodiscard]] int rank() const noexcept { return rank_; }
   [[nodiscard]] int size() const noexcept { return size_; }

@@ -166,13 +166,8 @@ void HostSegment::begin(const char* collective) {
   in_call_ = true;
 }
 
-CollectiveTask join_host_segment(const Channel& local, std::uint32_t stream, int lanes,
+CollectiveTask join_host_segment(const Channel& setup, int lanes,
                                  std::shared_ptr<HostSegment>& segment) {
-  std::vector<int> everyone(static_cast<std::size_t>(local.size()));
-  for (int rank = 0; rank < local.size(); ++rank) {
-    everyone[static_cast<std::size_t>(rank)] = rank;
-  }
-  const Channel setup = local.subset(everyone, stream);
   const int ranks = setup.size();
   const std::size_t slot_bytes = HostSegment::slot_bytes_for(ranks, lanes);
   const std::size_t bytes = HostSegment::bytes_for(ranks, lanes, slot_bytes);
@@ -187,7 +182,7 @@ CollectiveTask join_host_segment(const Channel& local, std::uint32_t stream, int
       memory = shm::SharedSegment::create(name, bytes);
       mapped = 1;
     } catch (const Error& error) {
-      log::warn("{}: cannot make the host segment ({}); it runs over messages", local.name(),
+      log::warn("{}: cannot make the host segment ({}); it runs over messages", setup.name(),
                 error.what());
     }
     message[0] = static_cast<char>(mapped);
@@ -222,7 +217,7 @@ CollectiveTask join_host_segment(const Channel& local, std::uint32_t stream, int
         memory = shm::SharedSegment::open(name, bytes);
         mapped = 1;
       } catch (const Error& error) {
-        log::warn("{}: cannot open the host segment ({}); it runs over messages", local.name(),
+        log::warn("{}: cannot open the host segment ({}); it runs over messages", setup.name(),
                   error.what());
       }
     }
@@ -233,8 +228,8 @@ CollectiveTask join_host_segment(const Channel& local, std::uint32_t stream, int
   }
   if (mapped != 0 && memory) {
     segment = std::make_shared<HostSegment>(std::move(*memory), ranks, setup.rank(), lanes,
-                                            slot_bytes, local.world().outside_work());
-    log::info("{}: host segment of {} ranks, {} lane(s), {} bytes, slots of {} bytes", local.name(),
+                                            slot_bytes, setup.world().outside_work());
+    log::info("{}: host segment of {} ranks, {} lane(s), {} bytes, slots of {} bytes", setup.name(),
               ranks, lanes, bytes, slot_bytes);
   }
 }
@@ -245,9 +240,9 @@ bool host_segment_applies(const Channel& channel, const CollectiveArgs& args) {
          options.shared_memory != SharedMemoryMode::kOff;
 }
 
-CollectiveTask host_segment_of(const Channel& local, std::uint32_t stream, int lanes,
+CollectiveTask host_segment_of(const Channel& setup, int lanes,
                                std::shared_ptr<HostSegment>& segment) {
-  const Group& group = local.group();
+  const Group& group = setup.group();
   std::call_once(group.host_segment_once,
                  [&group] { group.host_segment = std::make_shared<HostSegmentSlot>(); });
   HostSegmentSlot& slot = *group.host_segment;
@@ -259,7 +254,7 @@ CollectiveTask host_segment_of(const Channel& local, std::uint32_t stream, int l
     segment = slot.segment;
   }
   if (join) {
-    co_await join_host_segment(local, stream, lanes, segment);
+    co_await join_host_segment(setup, lanes, segment);
     const std::scoped_lock lock(slot.mutex);
     slot.segment = segment;
   }

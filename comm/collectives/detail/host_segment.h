@@ -159,13 +159,13 @@ struct HostSegmentSlot {
   std::shared_ptr<HostSegment> segment;  // null: the ranks could not make one
 };
 
-// The segment of the ranks of `local` (a channel whose ranks all share
-// this rank's host), with `lanes` lanes: made by its rank 0 and opened by
-// the others the first time a collective asks (every rank asks in the same
-// collective), and null, agreed by all ranks, when one of them could not
-// map it (logged as a warning; the caller then runs over messages). Its
-// messages go on stream `stream` of the collective.
-CollectiveTask join_host_segment(const Channel& local, std::uint32_t stream, int lanes,
+// The segment of the ranks of `setup` (a channel whose ranks all share
+// this rank's host, on a stream of its own for these messages), with
+// `lanes` lanes: made by its rank 0 and opened by the others the first time
+// a collective asks (every rank asks in the same collective), and null,
+// agreed by all ranks, when one of them could not map it (logged as a
+// warning; the caller then runs over messages).
+CollectiveTask join_host_segment(const Channel& setup, int lanes,
                                  std::shared_ptr<HostSegment>& segment);
 
 // Whether a collective on `channel` may use a host segment: blocking (each
@@ -176,10 +176,10 @@ CollectiveTask join_host_segment(const Channel& local, std::uint32_t stream, int
 // on this host.
 [[nodiscard]] bool host_segment_applies(const Channel& channel, const CollectiveArgs& args);
 
-// The segment of the communicator's ranks on this host (`local`, whose
-// ranks those are), made at the first call (join_host_segment); null when
-// the ranks could not make one. Every rank calls it in the same collective.
-CollectiveTask host_segment_of(const Channel& local, std::uint32_t stream, int lanes,
+// The segment of the communicator's ranks on this host (`setup`'s ranks),
+// made at the first call (join_host_segment, over `setup`); null when the
+// ranks could not make one. Every rank calls it in the same collective.
+CollectiveTask host_segment_of(const Channel& setup, int lanes,
                                std::shared_ptr<HostSegment>& segment);
 
 }  // namespace railyard::comm::detail
