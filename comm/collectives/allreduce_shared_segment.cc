@@ -4,10 +4,13 @@
 // a barrier reduces 1/p of the chunk over every slot, in rank order, into
 // rank 0's slot; after a second barrier every rank copies the whole reduced
 // chunk out. Each element is reduced by one rank only, so every rank gets
-// the same bits. Over messages (the shm provider), a 1 MiB allreduce of 4
-// ranks moves each rank's data through 2(p-1) rendezvous steps, each a
-// request, a read and a reply; here it is two copies and two barriers, as
-// Open MPI's coll/sm and vader's single-copy paths avoid messages too
+// the same bits. A short vector (up to 64 KiB read per rank over all the
+// slots) is reduced whole by every rank, in the same order, after the
+// first barrier: reading every slot costs less there than a second
+// barrier. Over messages (the shm provider), a 1 MiB allreduce of 4 ranks
+// moves each rank's data through 2(p-1) rendezvous steps, each a request,
+// a read and a reply; here it is two copies and two barriers, as Open
+// MPI's coll/sm and vader's single-copy paths avoid messages too
 // (docs/benchmarks.md, "The host segment").
 //
 // The steps are allreduce_through_segment's (segment_allreduce.cc), with one

@@ -32,9 +32,11 @@ class HostSegment;
 // Each lane takes chunks lane, lane + lanes, ... of the vector, the lanes
 // side by side; per chunk every rank copies it into its slot, reduces its
 // slice of every slot into rank 0's slot after a barrier, and after a
-// second barrier copies the whole result out. With `across` (one channel
-// per lane: the ranks holding this rank's place on every host), each rank
-// first allreduces its slice with them, in place in the segment. Throws
+// second barrier copies the whole result out. A short vector on one host
+// takes one barrier: after it every rank reduces the whole of it. With
+// `across` (one channel per lane: the ranks holding this rank's place on
+// every host), each rank first allreduces its slice with them, in place in
+// the segment. Throws
 // UsageError naming a rank whose call differs. The channels must outlive
 // the task.
 CollectiveTask allreduce_through_segment(HostSegment& segment, const Channel& local,

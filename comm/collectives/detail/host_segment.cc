@@ -24,9 +24,12 @@ namespace {
 // One flag line per rank, two cache lines long: a neighbour's line that the
 // hardware prefetches with it is then never another rank's.
 constexpr std::size_t kLineBytes = 128;
-// Where a line holds what: the barrier count, then the call.
+// Where a line holds what: the barrier count, then the call, in one of two
+// places (see HostSegment::describe).
 constexpr std::size_t kEpochAt = 0;
 constexpr std::size_t kCallAt = 64;
+constexpr std::size_t kCallBytes = 32;
+static_assert(sizeof(SegmentCall) <= kCallBytes && kCallAt + 2 * kCallBytes <= kLineBytes);
 constexpr std::size_t kPage = 4096;
 // A chunk of 512 KiB a rank keeps the working set of a chunk (p slots, the
 // slice reduced, the part copied out) within the caches of this machine:
@@ -94,13 +97,14 @@ std::byte* HostSegment::slot(int lane, unsigned set, int rank) const noexcept {
   return memory_.data() + header_bytes(ranks_, lanes()) + index * slot_bytes_;
 }
 
-void HostSegment::describe(const SegmentCall& call) const noexcept {
-  std::memcpy(line(0, rank_) + kCallAt, &call, sizeof call);
+void HostSegment::describe(const SegmentCall& call) noexcept {
+  ++calls_;
+  std::memcpy(line(0, rank_) + kCallAt + (calls_ % 2) * kCallBytes, &call, sizeof call);
 }
 
 SegmentCall HostSegment::call(int rank) const noexcept {
   SegmentCall out;
-  std::memcpy(&out, line(0, rank) + kCallAt, sizeof out);
+  std::memcpy(&out, line(0, rank) + kCallAt + (calls_ % 2) * kCallBytes, sizeof out);
   return out;
 }
 
@@ -114,6 +118,18 @@ HostSegment::Slice HostSegment::reduce_slice(int lane, unsigned set, std::size_t
     reduce(type, op, slice.data, slice.data, slot(lane, set, rank) + offset, slice.count);
   }
   return slice;
+}
+
+void HostSegment::reduce_all(int lane, unsigned set, std::size_t length, DataType type, ReduceOp op,
+                             std::byte* out) const noexcept {
+  if (ranks_ == 1) {
+    std::memcpy(out, slot(lane, set, 0), length * size_of(type));
+    return;
+  }
+  reduce(type, op, out, slot(lane, set, 0), slot(lane, set, 1), length);
+  for (int rank = 2; rank < ranks_; ++rank) {
+    reduce(type, op, out, out, slot(lane, set, rank), length);
+  }
 }
 
 std::optional<Mismatch> HostSegment::mismatch(const SegmentCall& mine) const noexcept {

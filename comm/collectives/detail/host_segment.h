@@ -78,10 +78,12 @@ class HostSegment {
   }
 
   // Publishes what this rank called; call() reads another rank's, and
-  // mismatch() finds the first rank whose call is not `mine`. Read them
-  // between the first two barriers of a call: after the second, a rank may
-  // be in its next call.
-  void describe(const SegmentCall& call) const noexcept;
+  // mismatch() finds the first rank whose call is not `mine`, from the
+  // call's first barrier to its end. Calls alternate between two places on
+  // the line, as chunks between slot sets: a rank describes its call after
+  // next only once past its next call's first barrier, which every rank
+  // reaches only after leaving this call.
+  void describe(const SegmentCall& call) noexcept;
   [[nodiscard]] SegmentCall call(int rank) const noexcept;
   [[nodiscard]] std::optional<Mismatch> mismatch(const SegmentCall& mine) const noexcept;
 
@@ -95,6 +97,11 @@ class HostSegment {
   };
   [[nodiscard]] Slice reduce_slice(int lane, unsigned set, std::size_t length, DataType type,
                                    ReduceOp op) const noexcept;
+  // The whole chunk reduced over every rank's slot, in rank order (so every
+  // rank gets the same bits, and those of reduce_slice), into `out`: a
+  // chunk whose ranks each reduce all of it needs one barrier, not two.
+  void reduce_all(int lane, unsigned set, std::size_t length, DataType type, ReduceOp op,
+                  std::byte* out) const noexcept;
 
   // A barrier of one lane among the segment's ranks: co_await
   // Until{segment.arrive(lane)} marks this rank arrived and suspends until
@@ -129,6 +136,7 @@ class HostSegment {
   OutsideWork* outside_;
   std::vector<std::uint64_t> epochs_;  // per lane: barriers this rank has reached
   std::vector<std::uint64_t> chunks_;  // per lane: chunks this rank has run (picks the set)
+  std::uint64_t calls_ = 0;            // calls this rank has described (picks the place)
   bool in_call_ = false;
 };
 

@@ -14,11 +14,19 @@
 namespace railyard::comm::detail {
 namespace {
 
+// A chunk that every rank reduces whole, reading every rank's slot, needs
+// one barrier instead of two; up to about this many bytes read per rank
+// the barrier costs more than the reads. On 1 host x 4 ranks (2 cores;
+// docs/benchmarks.md, "One barrier for short vectors") one barrier took
+// 0.72-0.83x the time of two at 8 B-2 KiB, 0.80-0.98x at 4-16 KiB, and
+// 0.98-1.23x at 32 KiB, where every rank reads 128 KiB.
+constexpr std::size_t kOneBarrierReadBytes = std::size_t{64} << 10;
+
 // Chunks lane, lane + lanes, ... of the vector through lane `lane` of the
 // segment. Every lane runs at least one chunk, empty when the vector is
 // short, so that every lane's first barrier compares the ranks' calls; a
 // difference is left in `mismatch` (every lane of every rank finds it,
-// after the same two barriers, so the segment stays usable).
+// after the same barrier, so the segment stays usable).
 CollectiveTask run_lane(HostSegment& segment, int lane, const Channel& local, const Channel* across,
                         CollectiveArgs args, std::optional<std::string>& mismatch) {
   const std::size_t element = size_of(args.type);
@@ -27,6 +35,10 @@ CollectiveTask run_lane(HostSegment& segment, int lane, const Channel& local, co
   const std::size_t per = segment.slot_bytes() / element;
   const auto stride = static_cast<std::size_t>(segment.lanes()) * per;
   const SegmentCall mine = SegmentCall::of(args);
+  // No network step, and a short vector: every rank reduces all of it.
+  const bool one_barrier =
+      across == nullptr &&
+      args.count <= kOneBarrierReadBytes / element / static_cast<std::size_t>(segment.ranks());
   bool first_of_lane = true;
   for (std::size_t first = static_cast<std::size_t>(lane) * per;
        first_of_lane || first < args.count; first += stride) {
@@ -39,12 +51,19 @@ CollectiveTask run_lane(HostSegment& segment, int lane, const Channel& local, co
     co_await Until{segment.arrive(lane)};
     if (first_of_lane) {
       first_of_lane = false;
-      // Read now: past the next barrier a rank may be in its next call.
+      // Every rank's call stays in place until this rank leaves this one
+      // (HostSegment::describe), and every rank finds the same difference:
+      // all leave after this barrier, whatever chunks their counts meant.
       if (const std::optional<Mismatch> differs = segment.mismatch(mine)) {
         mismatch = differs->describe(local, mine);
-        co_await Until{segment.arrive(lane)};
         co_return;
       }
+    }
+    if (one_barrier) {
+      if (length != 0) {
+        segment.reduce_all(lane, set, length, args.type, args.op, data + first * element);
+      }
+      continue;
     }
     const HostSegment::Slice slice = segment.reduce_slice(lane, set, length, args.type, args.op);
     if (across != nullptr && length != 0) {

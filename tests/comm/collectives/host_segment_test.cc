@@ -95,6 +95,22 @@ TEST(HostSegment, VectorsOfManyChunksAndEmptyOnesMatchTheReferenceCallAfterCall)
   }
 }
 
+TEST(HostSegment, ShortAndLongVectorsInTurnMatchTheReference) {
+  // Short vectors take one barrier per call, every rank reducing all of
+  // them (2048 int64 on 4 ranks at most); longer ones two per chunk. In
+  // turn, call after call, each kind writes the slot sets and the calls'
+  // places the other just read.
+  expect_clean(run_ranks(4, [](Communicator& comm) {
+    const std::size_t counts[] = {1, 2048, 3, (std::size_t{1} << 16) + 5, 2049, 0, 7, 4097, 2048};
+    int call = 0;
+    for (int round = 0; round < 3; ++round) {
+      for (const std::size_t count : counts) {
+        expect_sum(comm, count, call++);
+      }
+    }
+  }));
+}
+
 TEST(HostSegment, FloatResultsAreBitwiseEqualOnEveryRank) {
   constexpr int kRanks = 4;
   constexpr std::size_t kCount = (std::size_t{1} << 19) + 11;  // 2 MiB + 44 B of floats
@@ -158,6 +174,17 @@ TEST(HostSegment, RanksThatDisagreeGetAnErrorNamingThemAndTheSegmentStaysUsable)
     EXPECT_NE(error.find("rank 1 called it with 5000 elements of int64 (sum)"), std::string::npos)
         << error;
     EXPECT_NE(error.find("with 4000 elements"), std::string::npos) << error;
+  }
+}
+
+TEST(HostSegment, AShortAndALongCallThatDisagreeGetAnErrorAndTheNextCallRuns) {
+  // Rank 0's vector is short enough for one barrier, the others' are not.
+  const auto errors = disagreeing_errors(
+      3, [](int rank) { return rank == 0 ? 10 : 300000; }, 10, kSegment);
+  ASSERT_EQ(errors.size(), 3U);
+  for (const std::string& error : errors) {
+    EXPECT_NE(error.find("with 10 elements of int64 (sum)"), std::string::npos) << error;
+    EXPECT_NE(error.find("with 300000 elements of int64 (sum)"), std::string::npos) << error;
   }
 }
 
