@@ -15,13 +15,14 @@
 // on streams of their own, so that one lane's same-host steps overlap the
 // others' network steps. In a blocking call, the same-host steps go
 // through the host segment (host_segment.h, allreduce_through_segment), one
-// lane of it per pipeline lane: each rank copies a pipeline segment of the vector into its slot,
-// reduces its block of every slot into rank 0's slot after a barrier, runs
-// the network allreduce of that block in place there, and after a second
-// barrier copies the whole result out; no same-host message at all. Every
-// block is reduced in the same order wherever it ends up, so every rank
-// gets the same bits. Ranks not spread evenly over
-// several hosts with several ranks each run the flat allreduce instead.
+// lane of it per pipeline lane: each rank copies a pipeline segment of the
+// vector into its slot, reduces its block of every slot into rank 0's slot
+// after a barrier, runs the network allreduce of that block in place
+// there, and after a second barrier copies the whole result out; no
+// same-host message at all. Every block is reduced in the same order
+// wherever it ends up, so every rank gets the same bits. Ranks not spread
+// evenly over several hosts with several ranks each run the flat allreduce
+// instead.
 #include <algorithm>
 #include <array>
 #include <memory>

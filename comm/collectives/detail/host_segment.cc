@@ -97,14 +97,18 @@ std::byte* HostSegment::slot(int lane, unsigned set, int rank) const noexcept {
   return memory_.data() + header_bytes(ranks_, lanes()) + index * slot_bytes_;
 }
 
+std::byte* HostSegment::call_place(int rank) const noexcept {
+  return line(0, rank) + kCallAt + (calls_ % 2) * kCallBytes;
+}
+
 void HostSegment::describe(const SegmentCall& call) noexcept {
   ++calls_;
-  std::memcpy(line(0, rank_) + kCallAt + (calls_ % 2) * kCallBytes, &call, sizeof call);
+  std::memcpy(call_place(rank_), &call, sizeof call);
 }
 
 SegmentCall HostSegment::call(int rank) const noexcept {
   SegmentCall out;
-  std::memcpy(&out, line(0, rank) + kCallAt + (calls_ % 2) * kCallBytes, sizeof out);
+  std::memcpy(&out, call_place(rank), sizeof out);
   return out;
 }
 
@@ -122,10 +126,6 @@ HostSegment::Slice HostSegment::reduce_slice(int lane, unsigned set, std::size_t
 
 void HostSegment::reduce_all(int lane, unsigned set, std::size_t length, DataType type, ReduceOp op,
                              std::byte* out) const noexcept {
-  if (ranks_ == 1) {
-    std::memcpy(out, slot(lane, set, 0), length * size_of(type));
-    return;
-  }
   reduce(type, op, out, slot(lane, set, 0), slot(lane, set, 1), length);
   for (int rank = 2; rank < ranks_; ++rank) {
     reduce(type, op, out, out, slot(lane, set, rank), length);

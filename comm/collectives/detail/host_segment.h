@@ -100,6 +100,7 @@ class HostSegment {
   // The whole chunk reduced over every rank's slot, in rank order (so every
   // rank gets the same bits, and those of reduce_slice), into `out`: a
   // chunk whose ranks each reduce all of it needs one barrier, not two.
+  // A segment has two ranks or more (host_segment_applies).
   void reduce_all(int lane, unsigned set, std::size_t length, DataType type, ReduceOp op,
                   std::byte* out) const noexcept;
 
@@ -128,6 +129,8 @@ class HostSegment {
 
  private:
   [[nodiscard]] std::byte* line(int lane, int rank) const noexcept;
+  // Where `rank` describes the call this rank is in (describe()).
+  [[nodiscard]] std::byte* call_place(int rank) const noexcept;
 
   shm::SharedSegment memory_;
   int ranks_;
