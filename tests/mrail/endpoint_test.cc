@@ -504,6 +504,47 @@ TEST(Endpoint, CountersShowEachPolicysSplit) {
   }
 }
 
+// A rendezvous message's request-to-send travels on the path its data is
+// read from (the first piece's, for a striped one), and its FIN comes back
+// on that path: a window of such messages spreads its control messages over
+// the rails as it spreads its data. Sent all on the home rail, they made it
+// the slowest of the four (docs/benchmarks.md, session 42).
+TEST(Endpoint, RendezvousControlMessagesTravelWithTheirData) {
+  constexpr std::size_t kRails = 4;
+  constexpr std::size_t kCount = 40;
+  // Above the eager limit, below two minimum chunks: one piece on one path.
+  constexpr std::size_t kSize = 96 * kKiB;
+  for (const char* table : {kFixed, kRoundRobin, kStriping}) {
+    auto options = endpoint_options(kRails, table);
+    options.home_rail = 2;
+    options.eager_limit = 32 * kKiB;
+    options.min_chunk = 64 * kKiB;
+    EndpointGroup group({options, options});
+    std::vector<std::byte> out(kSize);
+    std::vector<std::byte> in(kSize);
+    for (std::size_t i = 0; i < kCount; ++i) {
+      Request send;
+      Request recv;
+      ASSERT_TRUE(group[1].recv(recv, kAnySource, in.data(), in.size(), 0).ok());
+      ASSERT_TRUE(group[0].send(send, group.ids[0][1], out.data(), out.size(), 0).ok());
+      ASSERT_TRUE(group.run_until([&] { return send.done() && recv.done(); }));
+    }
+    const auto sender = group[0].counters();
+    const auto receiver = group[1].counters();
+    EXPECT_EQ(sender.rendezvous_messages, kCount) << table;
+    const bool fixed = std::string(table) == kFixed;
+    for (std::size_t r = 0; r < kRails; ++r) {
+      const std::size_t expected = fixed ? (r == 2 ? kCount : 0) : kCount / kRails;
+      // The requests-to-send, and the data read, by rail.
+      EXPECT_EQ(sender.rails[r].messages_sent, expected) << table << " rail " << r;
+      EXPECT_EQ(receiver.rails[r].bytes_received, expected * kSize) << table << " rail " << r;
+      // The FINs (with whatever credits and acknowledgements the receiver
+      // sent besides).
+      EXPECT_GE(receiver.rails[r].rail.messages_sent, expected) << table << " rail " << r;
+    }
+  }
+}
+
 TEST(Endpoint, WeightsSetEachRailsShareOfAStripe) {
   auto options = endpoint_options(2, kStriping);
   options.rail_weights = {3, 1};

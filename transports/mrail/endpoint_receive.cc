@@ -3,6 +3,7 @@
 // rendezvous data; and the bookkeeping that finishes requests.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <utility>
 
@@ -569,16 +570,22 @@ void Endpoint::start_pull(Peer& peer, InboundMessage& message, Request& request)
 
   std::vector<StripePiece> pieces;
   if (bytes != 0) {
-    if (rts.policy == Policy::kStriping) {
-      peer.split(bytes, pieces);
-    } else {
-      std::size_t chosen = peer.home();
-      for (const std::size_t p : peer.live) {
-        if (peer.paths[p].remote_rail == rts.preferred_rail) {
-          chosen = p;
-        }
+    // The sender's rail, where it is up here: the whole message for fixed
+    // and round-robin, the first piece of a striped split.
+    std::optional<std::size_t> preferred;
+    for (std::size_t i = 0; i < peer.live.size(); ++i) {
+      if (peer.paths[peer.live[i]].remote_rail == rts.preferred_rail) {
+        preferred = i;
       }
-      pieces.push_back(StripePiece{chosen, 0, bytes});
+    }
+    if (rts.policy == Policy::kStriping) {
+      if (preferred) {
+        peer.split_from(bytes, *preferred, pieces);
+      } else {
+        peer.split(bytes, pieces);
+      }
+    } else {
+      pieces.push_back(StripePiece{preferred ? peer.live[*preferred] : peer.home(), 0, bytes});
     }
   }
   LargeTransfer& transfer = *request.large_;
@@ -911,7 +918,12 @@ void Endpoint::pieces_done(Request& request) {
       fin.flags = request.large_->reads_reset ? kFlagRevokeKeys : 0;
       fin.source = id_;
       fin.word = request.large_->transfer_id;
-      send_control(*peer, fin);
+      // On the path the message's first piece came by (its RTS's, see
+      // send_rendezvous), so FINs spread over the rails as their messages
+      // did; the home path when that one is down or nothing was read.
+      const auto& lanes = request.large_->lanes;
+      const bool first_up = !lanes.empty() && peer->paths[lanes.front().path].up;
+      send_control(*peer, fin, first_up ? lanes.front().path : peer->home());
     }
   }
   if (request.kind_ == RequestKind::kSend && request.large_) {

@@ -149,12 +149,13 @@ void Endpoint::send_rendezvous(Peer& peer, Request& request, Header header) {
   large->peer = peer.id;
   RtsBody body;
   body.policy = options_.policies.policy_for(request.capacity_);
-  // Fixed and round-robin name the rail to pull from; striping leaves the
-  // split to the receiver.
-  std::size_t preferred = peer.home();
-  if (body.policy == Policy::kRoundRobin) {
-    preferred = peer.take_next_path();
-  }
+  // The rail to pull from (fixed, round-robin) or the first of a striped
+  // split (the receiver splits from there). The RTS travels on it too: a
+  // window of rendezvous messages then spreads its requests over the rails
+  // as it spreads its data, instead of queueing every request on the home
+  // rail, which then carried ~300 bytes more per message than the others
+  // and set the pace of all (docs/benchmarks.md, session 42).
+  const std::size_t preferred = body.policy == Policy::kFixed ? peer.home() : peer.take_next_path();
   body.preferred_rail = static_cast<std::uint8_t>(peer.paths[preferred].local_rail);
   try {
     std::vector<bool> registered(rails_.size(), false);
@@ -185,7 +186,7 @@ void Endpoint::send_rendezvous(Peer& peer, Request& request, Header header) {
   // Done when the request-to-send has gone and the receiver's FIN came back.
   request.pending_ = 2;
 
-  const Path& path = peer.paths[peer.home()];
+  const Path& path = peer.paths[preferred];
   ++rails_[path.local_rail]->traffic.messages_sent;
   Outgoing rts;
   rts.header = header;

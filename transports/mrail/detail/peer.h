@@ -196,11 +196,15 @@ struct Peer {
   // Splits a striped transfer over the paths up, starting the rotation's
   // next one.
   void split(std::uint64_t size, std::vector<StripePiece>& out) {
+    split_from(size, take_next_live(), out);
+  }
+  // Splits a striped transfer over the paths up, starting at live[first].
+  void split_from(std::uint64_t size, std::size_t first, std::vector<StripePiece>& out) const {
     if (!degraded_plan) {
-      plan.split(size, take_next_live(), out);
+      plan.split(size, first, out);  // every path is up: live[i] is path i
       return;
     }
-    degraded_plan->split(size, take_next_live(), out);
+    degraded_plan->split(size, first, out);
     for (auto& piece : out) {
       piece.path = live[piece.path];
     }
