@@ -72,6 +72,22 @@ void send_all_at_once(EndpointGroup& group, const std::vector<std::size_t>& size
   }
 }
 
+// Sends `count` messages of `size` bytes from endpoint 0 to endpoint 1, each
+// received before the next is sent.
+void send_one_at_a_time(EndpointGroup& group, std::size_t count, std::size_t size) {
+  std::vector<std::byte> out(size);
+  std::vector<std::byte> in(size);
+  for (std::size_t i = 0; i < count; ++i) {
+    Request send;
+    Request recv;
+    ASSERT_TRUE(group[1].recv(recv, kAnySource, in.data(), in.size(), 0).ok());
+    ASSERT_TRUE(group[0].send(send, group.ids[0][1], out.data(), out.size(), 0).ok());
+    ASSERT_TRUE(group.run_until([&] { return send.done() && recv.done(); }));
+    ASSERT_TRUE(recv.status().ok()) << recv.status().to_string();
+    ASSERT_TRUE(send.status().ok()) << send.status().to_string();
+  }
+}
+
 class EveryPolicy : public ::testing::TestWithParam<Case> {};
 
 TEST_P(EveryPolicy, EverySizeArrivesIntactTaggedAndUntagged) {
@@ -463,15 +479,7 @@ TEST(Endpoint, CountersShowEachPolicysSplit) {
     reader.pull_chunk = 0;
     reader.eager_limit = options.eager_limit;
     EndpointGroup group({options, reader});
-    std::vector<std::byte> out(expect.size);
-    std::vector<std::byte> in(expect.size);
-    for (std::size_t i = 0; i < kCount; ++i) {
-      Request send;
-      Request recv;
-      ASSERT_TRUE(group[1].recv(recv, kAnySource, in.data(), in.size(), 0).ok());
-      ASSERT_TRUE(group[0].send(send, group.ids[0][1], out.data(), out.size(), 0).ok());
-      ASSERT_TRUE(group.run_until([&] { return send.done() && recv.done(); }));
-    }
+    ASSERT_NO_FATAL_FAILURE(send_one_at_a_time(group, kCount, expect.size));
     const auto sender = group[0].counters();
     const auto receiver = group[1].counters();
     const std::string label = std::string(expect.table) + " " + std::to_string(expect.size);
@@ -520,15 +528,7 @@ TEST(Endpoint, RendezvousControlMessagesTravelWithTheirData) {
     options.eager_limit = 32 * kKiB;
     options.min_chunk = 64 * kKiB;
     EndpointGroup group({options, options});
-    std::vector<std::byte> out(kSize);
-    std::vector<std::byte> in(kSize);
-    for (std::size_t i = 0; i < kCount; ++i) {
-      Request send;
-      Request recv;
-      ASSERT_TRUE(group[1].recv(recv, kAnySource, in.data(), in.size(), 0).ok());
-      ASSERT_TRUE(group[0].send(send, group.ids[0][1], out.data(), out.size(), 0).ok());
-      ASSERT_TRUE(group.run_until([&] { return send.done() && recv.done(); }));
-    }
+    ASSERT_NO_FATAL_FAILURE(send_one_at_a_time(group, kCount, kSize));
     const auto sender = group[0].counters();
     const auto receiver = group[1].counters();
     EXPECT_EQ(sender.rendezvous_messages, kCount) << table;
