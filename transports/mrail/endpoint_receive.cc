@@ -918,12 +918,13 @@ void Endpoint::pieces_done(Request& request) {
       fin.flags = request.large_->reads_reset ? kFlagRevokeKeys : 0;
       fin.source = id_;
       fin.word = request.large_->transfer_id;
-      // On the path the message's first piece came by (its RTS's, see
+      // Back on the path the message's first piece came by (its RTS's, see
       // send_rendezvous), so FINs spread over the rails as their messages
-      // did; the home path when that one is down or nothing was read.
+      // did (reply_path: the home path when that one is down); the home
+      // path when nothing was read.
       const auto& lanes = request.large_->lanes;
-      const bool first_up = !lanes.empty() && peer->paths[lanes.front().path].up;
-      send_control(*peer, fin, first_up ? lanes.front().path : peer->home());
+      send_control(*peer, fin,
+                   lanes.empty() ? peer->home() : reply_path(*peer, lanes.front().rail));
     }
   }
   if (request.kind_ == RequestKind::kSend && request.large_) {
