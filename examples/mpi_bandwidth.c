@@ -10,11 +10,14 @@
  * median of 3 runs of 1-50 windows moving about 128 MiB (after one untimed
  * window). With --bidirectional both ranks send a window to each other at
  * once (as osu_bibw) and the bandwidth is the sum of both directions.
- * One line per size on rank 0:
+ * Rank 0 first prints the CPUs each rank may run on (so that the launch's
+ * binding is seen, not assumed), then one line per size:
+ *   # rank <r> cpus <comma list>
  *   <size> <latency us> <bandwidth MB/s>
  * Usage: railyard-mpi-bandwidth [--bidirectional] <window> <iterations> <size> [<size>...]
  */
 #include <mpi.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +90,38 @@ static double bandwidth_run(char* buffer, size_t size, int rank, int window,
          (MPI_Wtime() - start) / 1e6;
 }
 
+/* The CPUs this process may run on, as a comma list ("?" if unknown). */
+static void cpu_list(char* out, size_t length) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  out[0] = '\0';
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+    snprintf(out, length, "?");
+    return;
+  }
+  size_t used = 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE && used < length; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) {
+      const int written = snprintf(out + used, length - used, "%s%d", used == 0 ? "" : ",", cpu);
+      used += written > 0 ? (size_t)written : 0;
+    }
+  }
+}
+
+static void report_cpus(int rank) {
+  char mine[512];
+  cpu_list(mine, sizeof(mine));
+  if (rank == 1) {
+    MPI_Send(mine, (int)sizeof(mine), MPI_CHAR, 0, 1, MPI_COMM_WORLD);
+    return;
+  }
+  char other[512];
+  MPI_Recv(other, (int)sizeof(other), MPI_CHAR, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  other[sizeof(other) - 1] = '\0';
+  printf("# rank 0 cpus %s\n# rank 1 cpus %s\n", mine, other);
+  fflush(stdout);
+}
+
 static int by_value(const void* a, const void* b) {
   const double x = *(const double*)a;
   const double y = *(const double*)b;
@@ -137,6 +172,7 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < largest; ++i) {
     buffer[i] = 1;
   }
+  report_cpus(rank);
   for (int a = 3; a < argc; ++a) {
     const size_t size = strtoull(argv[a], NULL, 10);
     double latency = latency_run(buffer, size, rank, iterations);

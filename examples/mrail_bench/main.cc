@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "baseline_check.h"
+#include "host_cpus.h"
 #include "openmpi_runner.h"
 #include "railyard/common/detail/env.h"
 #include "railyard/common/detail/parse.h"
@@ -206,6 +207,7 @@ int run(int argc, char** argv) {
   std::string rails_a = env::get_or("RAILYARD_RAILS_A", "127.0.0.1,127.0.0.2,127.0.0.3,127.0.0.4");
   std::string rails_b = env::get_or("RAILYARD_RAILS_B", rails_a);
   std::string subnets = env::get_or("RAILYARD_RAIL_SUBNETS", "");
+  std::string bind = "none";
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
   // The MPI program sits beside this tool; the agent script is in the source
   // tree for a build, in share/railyard for an install.
@@ -262,6 +264,11 @@ int run(int argc, char** argv) {
   app.add_option("--rails-a", rails_a, "host a's rail addresses (default RAILYARD_RAILS_A)");
   app.add_option("--rails-b", rails_b, "host b's rail addresses (default RAILYARD_RAILS_B)");
   app.add_option("--subnets", subnets, "rail subnets for Open MPI (default RAILYARD_RAIL_SUBNETS)");
+  app.add_option("--bind", bind,
+                 "none, or A,B: every subject's host-a process (Open MPI's rank 0 too, by a "
+                 "rankfile) runs on CPU A only and its host-b process on CPU B, so that the "
+                 "scheduler cannot place both on one core")
+      ->capture_default_str();
   app.add_option("--mpi-program", openmpi.program, "the MPI bandwidth program")
       ->capture_default_str();
   app.add_option("--mpi-agent", openmpi.agent, "mpirun-netns-agent.sh")->capture_default_str();
@@ -316,6 +323,7 @@ int run(int argc, char** argv) {
   if (!subnets.empty()) {
     hosts.subnets = tools::comma_list("--subnets", subnets);
   }
+  parse_host_cpus(bind, hosts);
   const auto baselines =
       compare == "none" ? std::vector<std::string>{} : tools::comma_list("--compare", compare);
 
@@ -471,8 +479,16 @@ int run(int argc, char** argv) {
       results, settings.sizes, "Bandwidth (MB/s)",
       [](const Measurement& row) { return row.bandwidth_mbps; }, 1);
   print_table(
-      results, settings.sizes, "Latency (us, half round trip)",
+      results, settings.sizes,
+      rounds > 1 ? "Latency (us, half round trip; the lowest of the rounds)"
+                 : "Latency (us, half round trip)",
       [](const Measurement& row) { return row.latency_us; }, 2);
+  const std::vector<SubjectResult> medians = with_median_latency(results);
+  if (rounds > 1) {
+    print_table(
+        medians, settings.sizes, "Latency (us, half round trip; the median of the rounds)",
+        [](const Measurement& row) { return row.latency_us; }, 2);
+  }
 
   std::cout << "# Ratios (same run)\n";
   const auto print_ratio = [&](const std::string& label, const std::vector<std::string>& numerators,
@@ -483,6 +499,14 @@ int run(int argc, char** argv) {
       std::cout << fmt::format("#   {:<46} {} {:.3f} at {}, mean {:.3f} over {} sizes\n", label,
                                latency ? "max" : "min", summary->min, size_text(summary->at),
                                summary->mean, summary->count);
+    }
+    // A latency ratio over several rounds: of the medians too.
+    if (latency && rounds > 1) {
+      if (auto summary = ratio(medians, settings.sizes, numerators, denominator, low, high, true)) {
+        std::cout << fmt::format("#   {:<46} max {:.3f} at {}, mean {:.3f} over {} sizes\n",
+                                 "  of the medians", summary->min, size_text(summary->at),
+                                 summary->mean, summary->count);
+      }
     }
   };
   constexpr std::uint64_t kMax = ~std::uint64_t{0};
@@ -597,6 +621,15 @@ int run(int argc, char** argv) {
         subject["results"].push_back({{"size", row.size},
                                       {"latency_us", row.latency_us},
                                       {"bandwidth_MBps", row.bandwidth_mbps}});
+      }
+      // Every finished round's figures, as measured: [size, latency, bandwidth].
+      subject["rounds"] = nlohmann::json::array();
+      for (const auto& rows : result.round_rows) {
+        nlohmann::json round = nlohmann::json::array();
+        for (const auto& row : rows) {
+          round.push_back({row.size, row.latency_us, row.bandwidth_mbps});
+        }
+        subject["rounds"].push_back(round);
       }
       for (const auto& rail : result.rails) {
         subject["rails"].push_back(

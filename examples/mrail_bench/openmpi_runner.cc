@@ -4,12 +4,18 @@
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
+#include <system_error>
 
 #include <fmt/format.h>
+
+#include "host_cpus.h"
 
 namespace railyard::bench {
 namespace {
@@ -21,6 +27,45 @@ std::string quote(const std::string& text) {
   }
   return out + "'";
 }
+
+// A rankfile placing rank 0 (host a) and rank 1 (host b) each on its CPU,
+// removed with this object.
+class Rankfile {
+ public:
+  Rankfile(unsigned cpu_a, unsigned cpu_b)
+      : lines_{fmt::format("rank 0=hosta slot={}", cpu_a),
+               fmt::format("rank 1=hostb slot={}", cpu_b)} {
+    const std::string text = lines_[0] + "\n" + lines_[1] + "\n";
+    std::string name = "/tmp/railyard-mrail-bench.rankfile.XXXXXX";
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0) {
+      throw std::runtime_error(
+          fmt::format("mkstemp({}) failed: {}", name, std::generic_category().message(errno)));
+    }
+    path_ = name;
+    const auto written = ::write(fd, text.data(), text.size());
+    ::close(fd);
+    if (written != static_cast<ssize_t>(text.size())) {
+      ::unlink(path_.c_str());
+      throw std::runtime_error(fmt::format("could not write the rankfile {}", path_));
+    }
+  }
+  Rankfile(const Rankfile&) = delete;
+  Rankfile& operator=(const Rankfile&) = delete;
+  Rankfile(Rankfile&&) = delete;
+  Rankfile& operator=(Rankfile&&) = delete;
+  ~Rankfile() { ::unlink(path_.c_str()); }
+
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+  // As the launch line shows them.
+  [[nodiscard]] std::string lines() const {
+    return fmt::format("'{}', '{}'", lines_[0], lines_[1]);
+  }
+
+ private:
+  std::array<std::string, 2> lines_;
+  std::string path_;
+};
 
 }  // namespace
 
@@ -46,14 +91,28 @@ SubjectResult run_openmpi(const Hosts& hosts, const MeasureSettings& settings,
   for (const auto& subnet : hosts.subnets) {
     subnets += (subnets.empty() ? "" : ",") + subnet;
   }
+  // Both emulated hosts are one machine: left to itself each host's daemon
+  // binds its rank to core 0 and the two ranks share it. So either no
+  // binding, or each rank bound to its host's CPU by a rankfile whose slots
+  // are OS CPU numbers (rmaps_rank_file_physical), as the bench binds its
+  // own subjects.
+  std::optional<Rankfile> rankfile;
+  std::string placement = "--bind-to none";
+  if (hosts.cpu_a && hosts.cpu_b) {
+    try {
+      rankfile.emplace(*hosts.cpu_a, *hosts.cpu_b);
+    } catch (const std::exception& e) {
+      result.error = e.what();
+      return result;
+    }
+    placement = fmt::format("--rankfile {} --mca rmaps_rank_file_physical 1", rankfile->path());
+  }
   std::string command = fmt::format(
-      // Both emulated hosts are one machine: without --bind-to none each
-      // host's daemon binds its rank to core 0 and the two ranks share it.
       // ob1 makes the TCP BTL the transport measured.
-      "timeout -k 5 {} ip netns exec {} mpirun {} --host hosta:1,hostb:1 -np 2 --bind-to none "
+      "timeout -k 5 {} ip netns exec {} mpirun {} --host hosta:1,hostb:1 -np 2 {} "
       "--mca pml ob1 --mca plm_rsh_agent {} --mca btl tcp,self --mca btl_tcp_if_include {} "
       "--mca oob_tcp_if_include {} {}{} {} {}",
-      limit.count(), quote(hosts.netns_a), ::geteuid() == 0 ? "--allow-run-as-root" : "",
+      limit.count(), quote(hosts.netns_a), ::geteuid() == 0 ? "--allow-run-as-root" : "", placement,
       quote(setup.agent), subnets, hosts.subnets.front(), quote(setup.program),
       settings.bidirectional ? " --bidirectional" : "", settings.window,
       settings.latency_iterations);
@@ -64,6 +123,9 @@ SubjectResult run_openmpi(const Hosts& hosts, const MeasureSettings& settings,
   // namespaces from these two variables.
   result.launch = fmt::format("RAILYARD_NETNS_A={} RAILYARD_NETNS_B={} {}", quote(hosts.netns_a),
                               quote(hosts.netns_b), command);
+  if (rankfile) {
+    result.launch += fmt::format(" (the rankfile's lines: {})", rankfile->lines());
+  }
   command += " 2>&1";
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), &::pclose);
   if (!pipe) {
@@ -78,8 +140,23 @@ SubjectResult run_openmpi(const Hosts& hosts, const MeasureSettings& settings,
   const int status = ::pclose(pipe.release());
   std::istringstream lines(output);
   std::string line;
+  std::string misplaced;
   while (std::getline(lines, line)) {
     std::istringstream fields(line);
+    std::string hash;
+    std::string word;
+    int rank = -1;
+    std::string cpus;
+    if (line.rfind("# rank ", 0) == 0 && fields >> hash >> word >> rank >> word >> cpus) {
+      // Where the rank ran, as it saw it: a rankfile Open MPI did not apply
+      // fails the subject rather than pass for a bound result.
+      const auto why = binding_mismatch(fmt::format("Open MPI's rank {}", rank), cpus,
+                                        rank == 0 ? hosts.cpu_a : hosts.cpu_b);
+      misplaced += misplaced.empty() || why.empty() ? why : "; " + why;
+      continue;
+    }
+    fields.clear();
+    fields.str(line);
     Measurement row;
     if (fields >> row.size >> row.latency_us >> row.bandwidth_mbps) {
       if (row.size > settings.latency_up_to) {
@@ -95,6 +172,8 @@ SubjectResult run_openmpi(const Hosts& hosts, const MeasureSettings& settings,
                                    ? fmt::format("timed out ({} s)", limit.count())
                                    : fmt::format("exited with status {}", WEXITSTATUS(status)),
                                result.rows.size(), settings.sizes.size(), output.substr(0, 600));
+  } else if (!misplaced.empty()) {
+    result.error = misplaced;
   }
   return result;
 }

@@ -39,6 +39,9 @@ std::vector<SubjectResult> combine_rounds(const std::vector<std::vector<SubjectR
     }
     SubjectResult combined = *finished.back();
     combined.round_failures = std::move(failures);
+    for (const SubjectResult* result : finished) {
+      combined.round_rows.push_back(result->rows);
+    }
     for (auto& row : combined.rows) {
       std::vector<double> latencies;
       std::vector<double> bandwidths;
@@ -55,6 +58,24 @@ std::vector<SubjectResult> combine_rounds(const std::vector<std::vector<SubjectR
       row.bandwidth_mbps = tools::median(bandwidths);
     }
     out.push_back(std::move(combined));
+  }
+  return out;
+}
+
+std::vector<SubjectResult> with_median_latency(const std::vector<SubjectResult>& combined) {
+  std::vector<SubjectResult> out = combined;
+  for (auto& subject : out) {
+    for (auto& row : subject.rows) {
+      std::vector<double> latencies;
+      for (const auto& rows : subject.round_rows) {
+        for (const auto& other : rows) {
+          if (other.size == row.size && other.latency_us >= 0) {
+            latencies.push_back(other.latency_us);
+          }
+        }
+      }
+      row.latency_us = latencies.empty() ? -1 : tools::median(latencies);
+    }
   }
   return out;
 }

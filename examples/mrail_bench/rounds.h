@@ -19,8 +19,15 @@ namespace railyard::bench {
 // failed in every round is failed (the last round's error); one that failed
 // in some keeps the others' figures and lists the failed rounds in
 // round_failures, so that one crash of a baseline's launcher does not void
-// a long run.
+// a long run. Each finished round's rows are kept too, in round_rows.
 [[nodiscard]] std::vector<SubjectResult> combine_rounds(
     const std::vector<std::vector<SubjectResult>>& rounds);
+
+// `combined` (combine_rounds' output) with each latency replaced by the
+// median over the subject's rounds: the lowest says what a subject can do,
+// the median how often it does it, on a machine where a whole launch can
+// run in a slow state.
+[[nodiscard]] std::vector<SubjectResult> with_median_latency(
+    const std::vector<SubjectResult>& combined);
 
 }  // namespace railyard::bench

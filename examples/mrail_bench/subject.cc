@@ -1,17 +1,22 @@
 #include "subject.h"
 
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
+#include <system_error>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "communicator_transport.h"
+#include "host_cpus.h"
 #include "mrail_transport.h"
 #include "ofi_mrail_transport.h"
 #include "rails_transport.h"
@@ -79,8 +84,27 @@ void use_provider(const std::string& provider) {
   // NOLINTEND(concurrency-mt-unsafe)
 }
 
+// In the forked subject, first thing: the one CPU it may run on.
+void bind_to(const std::optional<unsigned>& cpu) {
+  if (!cpu) {
+    return;
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(*cpu, &set);
+  if (::sched_setaffinity(0, sizeof(set), &set) != 0) {
+    throw std::runtime_error(fmt::format("sched_setaffinity to CPU {} failed: {}", *cpu,
+                                         std::generic_category().message(errno)));
+  }
+}
+
+std::string placement(const std::optional<unsigned>& cpu) {
+  return cpu ? fmt::format(", bound to CPU {}", *cpu) : std::string();
+}
+
 nlohmann::json to_json(const std::vector<Measurement>& rows, const std::vector<RailBytes>& rails) {
   nlohmann::json out;
+  out["cpus"] = own_cpus();
   out["rows"] = nlohmann::json::array();
   for (const auto& row : rows) {
     out["rows"].push_back({row.size, row.latency_us, row.bandwidth_mbps});
@@ -138,14 +162,16 @@ std::string launch_of(const Subject& subject, const Hosts& hosts) {
   }
   if (hosts.netns_a.empty() && hosts.netns_b.empty()) {
     return fmt::format(
-        "{}; two processes forked by railyard-mrail-bench on this host, rails [{}]; {}",
-        what_runs(subject), fmt::join(hosts.rails_a, ","), environment);
+        "{}; two processes forked by railyard-mrail-bench on this host (rails [{}]{}; rails "
+        "[{}]{}); {}",
+        what_runs(subject), fmt::join(hosts.rails_a, ","), placement(hosts.cpu_a),
+        fmt::join(hosts.rails_b, ","), placement(hosts.cpu_b), environment);
   }
   return fmt::format(
-      "{}; one process forked by railyard-mrail-bench into netns {} (rails [{}]), one into netns "
-      "{} (rails [{}]); {}",
-      what_runs(subject), hosts.netns_a, fmt::join(hosts.rails_a, ","), hosts.netns_b,
-      fmt::join(hosts.rails_b, ","), environment);
+      "{}; one process forked by railyard-mrail-bench into netns {} (rails [{}]{}), one into "
+      "netns {} (rails [{}]{}); {}",
+      what_runs(subject), hosts.netns_a, fmt::join(hosts.rails_a, ","), placement(hosts.cpu_a),
+      hosts.netns_b, fmt::join(hosts.rails_b, ","), placement(hosts.cpu_b), environment);
 }
 
 SubjectResult run_subject(const Subject& subject, const Hosts& hosts,
@@ -163,6 +189,7 @@ SubjectResult run_subject(const Subject& subject, const Hosts& hosts,
       ::close(link[initiator ? 1 : 0]);
       const Pipe peer(link[initiator ? 0 : 1]);
       try {
+        bind_to(initiator ? hosts.cpu_a : hosts.cpu_b);
         tools::enter_network_namespace(initiator ? hosts.netns_a : hosts.netns_b);
         if (!subject.provider.empty()) {
           use_provider(subject.provider);
@@ -227,6 +254,17 @@ SubjectResult run_subject(const Subject& subject, const Hosts& hosts,
     if (served.contains("rails") && served["rails"].size() == result.rails.size()) {
       for (std::size_t i = 0; i < result.rails.size(); ++i) {
         result.rails[i].received = served["rails"][i][2].get<std::uint64_t>();
+      }
+    }
+    // Where each process ran, as it saw it: a binding that did not hold
+    // fails the subject rather than pass for a bound result.
+    for (const auto& [report, process, cpu] :
+         {std::tuple{&answer, "host a's process", hosts.cpu_a},
+          std::tuple{&served, "host b's process", hosts.cpu_b}}) {
+      const auto why = binding_mismatch(process, report->value("cpus", std::string("?")), cpu);
+      if (!why.empty()) {
+        result.error = why;
+        result.rows.clear();
       }
     }
   } catch (const std::exception& e) {

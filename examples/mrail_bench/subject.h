@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,11 @@ struct Hosts {
   std::vector<std::string> rails_a;
   std::vector<std::string> rails_b;
   std::vector<std::string> subnets;  // for Open MPI's interface selection
+  // The CPU each host's process runs on (--bind), Open MPI's ranks too;
+  // unset, the scheduler places them. Both emulated hosts share this
+  // machine's cores: bound, neither can be moved onto the other's core.
+  std::optional<unsigned> cpu_a;
+  std::optional<unsigned> cpu_b;
 };
 
 struct Subject {
@@ -41,6 +47,9 @@ struct SubjectResult {
   // Over several rounds: the rounds it failed in, and why (the figures are
   // the other rounds').
   std::vector<std::string> round_failures;
+  // Over several rounds: each finished round's own rows, in round order
+  // (rows holds their combination), so that the spread can be seen.
+  std::vector<std::vector<Measurement>> round_rows;
   // How it was started, in enough detail to start it again by hand.
   std::string launch;
 };

@@ -52,6 +52,37 @@ TEST(CombineRounds, ARoundThatFailedIsLeftOutAndNamed) {
   EXPECT_DOUBLE_EQ(row_for(combined[0], 1 << 20)->bandwidth_mbps, 477.0);
 }
 
+TEST(CombineRounds, KeepsEveryFinishedRoundsOwnRowsInOrder) {
+  const auto combined = combine_rounds({{round_of("fixed", 9.4, 477.0)},
+                                        {failed("fixed", "crashed")},
+                                        {round_of("fixed", 8.1, 476.5)}});
+  ASSERT_EQ(combined.size(), 1U);
+  ASSERT_EQ(combined[0].round_rows.size(), 2U);
+  const auto latency_8 = [](const std::vector<Measurement>& rows) {
+    for (const auto& row : rows) {
+      if (row.size == 8) {
+        return row.latency_us;
+      }
+    }
+    return -2.0;
+  };
+  EXPECT_DOUBLE_EQ(latency_8(combined[0].round_rows[0]), 9.4);
+  EXPECT_DOUBLE_EQ(latency_8(combined[0].round_rows[1]), 8.1);
+  EXPECT_DOUBLE_EQ(row_for(combined[0], 8)->latency_us, 8.1);
+}
+
+TEST(CombineRounds, TheMedianLatencyIsTheMiddleRoundsAndLeavesBandwidthAlone) {
+  const auto combined = combine_rounds({{round_of("openmpi", 9.9, 477.0)},
+                                        {round_of("openmpi", 7.9, 478.0)},
+                                        {round_of("openmpi", 8.4, 476.0)}});
+  const auto medians = with_median_latency(combined);
+  ASSERT_EQ(medians.size(), 1U);
+  EXPECT_DOUBLE_EQ(row_for(medians[0], 8)->latency_us, 8.4);
+  EXPECT_DOUBLE_EQ(row_for(combined[0], 8)->latency_us, 7.9);
+  EXPECT_DOUBLE_EQ(row_for(medians[0], 1 << 20)->bandwidth_mbps,
+                   row_for(combined[0], 1 << 20)->bandwidth_mbps);
+}
+
 TEST(CombineRounds, ASubjectThatFailedInEveryRoundIsFailed) {
   const auto combined =
       combine_rounds({{failed("ofi_mrail", "hung")}, {failed("ofi_mrail", "hung again")}});

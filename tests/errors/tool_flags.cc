@@ -73,6 +73,7 @@ std::vector<BadInput> tool_flags() {
       flag(kMrailBench, "--providers", "net,,tcp", "without empty entries",
            {"--providers", "net,,tcp"}),
       flag(kMrailBench, "--window", "0", "not in range 1 to 1024", {"--window", "0"}),
+      flag(kMrailBench, "--bind", "0,0", "expected none or two distinct CPUs", {"--bind", "0,0"}),
       flag(kPingpong, "--rails", "", "without empty entries", {"--rails", ""}),
       named_as(flag(kPingpong, "--provider", "carrier-pigeon", "providers offering FI_EP_RDM here",
                     {"--provider", "carrier-pigeon"}),
