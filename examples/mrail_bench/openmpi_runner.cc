@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -142,21 +143,22 @@ SubjectResult run_openmpi(const Hosts& hosts, const MeasureSettings& settings,
   std::string line;
   std::string misplaced;
   while (std::getline(lines, line)) {
-    std::istringstream fields(line);
-    std::string hash;
-    std::string word;
-    int rank = -1;
-    std::string cpus;
-    if (line.rfind("# rank ", 0) == 0 && fields >> hash >> word >> rank >> word >> cpus) {
+    constexpr std::string_view kRankReport = "# rank ";  // "# rank <r> cpus <list>"
+    if (line.starts_with(kRankReport)) {
       // Where the rank ran, as it saw it: a rankfile Open MPI did not apply
       // fails the subject rather than pass for a bound result.
-      const auto why = binding_mismatch(fmt::format("Open MPI's rank {}", rank), cpus,
-                                        rank == 0 ? hosts.cpu_a : hosts.cpu_b);
-      misplaced += misplaced.empty() || why.empty() ? why : "; " + why;
+      std::istringstream report(line.substr(kRankReport.size()));
+      int rank = -1;
+      std::string word;
+      std::string cpus;
+      if (report >> rank >> word >> cpus) {
+        const auto why = binding_mismatch(fmt::format("Open MPI's rank {}", rank), cpus,
+                                          rank == 0 ? hosts.cpu_a : hosts.cpu_b);
+        misplaced += misplaced.empty() || why.empty() ? why : "; " + why;
+      }
       continue;
     }
-    fields.clear();
-    fields.str(line);
+    std::istringstream fields(line);
     Measurement row;
     if (fields >> row.size >> row.latency_us >> row.bandwidth_mbps) {
       if (row.size > settings.latency_up_to) {

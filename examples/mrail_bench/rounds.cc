@@ -8,14 +8,33 @@
 
 namespace railyard::bench {
 
-const Measurement* row_for(const SubjectResult& subject, std::uint64_t size) {
-  for (const auto& row : subject.rows) {
+const Measurement* row_for(const std::vector<Measurement>& rows, std::uint64_t size) {
+  for (const auto& row : rows) {
     if (row.size == size) {
       return &row;
     }
   }
   return nullptr;
 }
+
+const Measurement* row_for(const SubjectResult& subject, std::uint64_t size) {
+  return row_for(subject.rows, size);
+}
+
+namespace {
+
+// Each round's latency at `size`, where that round measured one.
+std::vector<double> latencies_at(const SubjectResult& subject, std::uint64_t size) {
+  std::vector<double> latencies;
+  for (const auto& rows : subject.round_rows) {
+    if (const Measurement* row = row_for(rows, size); row != nullptr && row->latency_us >= 0) {
+      latencies.push_back(row->latency_us);
+    }
+  }
+  return latencies;
+}
+
+}  // namespace
 
 std::vector<SubjectResult> combine_rounds(const std::vector<std::vector<SubjectResult>>& rounds) {
   if (rounds.empty()) {
@@ -43,13 +62,10 @@ std::vector<SubjectResult> combine_rounds(const std::vector<std::vector<SubjectR
       combined.round_rows.push_back(result->rows);
     }
     for (auto& row : combined.rows) {
-      std::vector<double> latencies;
+      const std::vector<double> latencies = latencies_at(combined, row.size);
       std::vector<double> bandwidths;
-      for (const SubjectResult* result : finished) {
-        if (const Measurement* other = row_for(*result, row.size)) {
-          if (other->latency_us >= 0) {
-            latencies.push_back(other->latency_us);
-          }
+      for (const auto& rows : combined.round_rows) {
+        if (const Measurement* other = row_for(rows, row.size)) {
           bandwidths.push_back(other->bandwidth_mbps);
         }
       }
@@ -66,14 +82,7 @@ std::vector<SubjectResult> with_median_latency(const std::vector<SubjectResult>&
   std::vector<SubjectResult> out = combined;
   for (auto& subject : out) {
     for (auto& row : subject.rows) {
-      std::vector<double> latencies;
-      for (const auto& rows : subject.round_rows) {
-        for (const auto& other : rows) {
-          if (other.size == row.size && other.latency_us >= 0) {
-            latencies.push_back(other.latency_us);
-          }
-        }
-      }
+      const std::vector<double> latencies = latencies_at(subject, row.size);
       row.latency_us = latencies.empty() ? -1 : tools::median(latencies);
     }
   }

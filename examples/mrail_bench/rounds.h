@@ -8,8 +8,9 @@
 
 namespace railyard::bench {
 
-// The row of `subject` for `size`, or null.
+// The row of `subject` (or of one round's `rows`) for `size`, or null.
 [[nodiscard]] const Measurement* row_for(const SubjectResult& subject, std::uint64_t size);
+[[nodiscard]] const Measurement* row_for(const std::vector<Measurement>& rows, std::uint64_t size);
 
 // `rounds` holds every round's results, the subjects in the same order in
 // each. Per subject and size: the lowest latency (each round starts fresh

@@ -58,16 +58,10 @@ TEST(CombineRounds, KeepsEveryFinishedRoundsOwnRowsInOrder) {
                                         {round_of("fixed", 8.1, 476.5)}});
   ASSERT_EQ(combined.size(), 1U);
   ASSERT_EQ(combined[0].round_rows.size(), 2U);
-  const auto latency_8 = [](const std::vector<Measurement>& rows) {
-    for (const auto& row : rows) {
-      if (row.size == 8) {
-        return row.latency_us;
-      }
-    }
-    return -2.0;
-  };
-  EXPECT_DOUBLE_EQ(latency_8(combined[0].round_rows[0]), 9.4);
-  EXPECT_DOUBLE_EQ(latency_8(combined[0].round_rows[1]), 8.1);
+  ASSERT_NE(row_for(combined[0].round_rows[0], 8), nullptr);
+  ASSERT_NE(row_for(combined[0].round_rows[1], 8), nullptr);
+  EXPECT_DOUBLE_EQ(row_for(combined[0].round_rows[0], 8)->latency_us, 9.4);
+  EXPECT_DOUBLE_EQ(row_for(combined[0].round_rows[1], 8)->latency_us, 8.1);
   EXPECT_DOUBLE_EQ(row_for(combined[0], 8)->latency_us, 8.1);
 }
 
