@@ -8,7 +8,7 @@
 #   collectives-vs-openmpi.sh [--layout 2x1|2x2|1x4] [--operation allreduce]
 #       [--min 64k] [--max 64M] [--rounds 3] [--iters 20] [--rails 4]
 #       [--rate 1gbit] [--out DIR] [--build DIR] [--shim]
-#       [--setting NAME=VARIABLE=VALUE]...
+#       [--setting NAME=VARIABLE=VALUE]... [--build-beside NAME=DIR]...
 #
 # Layouts: HOSTSxRANKS. 2x1 and 2x2 run on the two emulated hosts of
 # scripts/netns-rails.sh (root only; 4 rails shaped to --rate): railyard
@@ -30,16 +30,19 @@
 # railyard once more as subject "railyard NAME", with the RAILYARD_* or FI_*
 # VARIABLE set to VALUE in every rank (repeat a NAME to set several), so a
 # setting is measured against the defaults in the same interleaved rounds.
+# --build-beside adds railyard as built in DIR (another commit's build
+# tree, e.g. a git worktree's) as subject "railyard NAME", launched as
+# railyard is, so two versions of the library meet in the same rounds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 
 layout=2x1 operation=allreduce min=64k max=64M rounds=3 iters=20 rails=4 rate=1gbit
 out=$root/build/collectives-vs-openmpi build=$root/build/release inside=0 shim=0
-settings=()
+settings=() besides=()
 
 usage() {
-  sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'
 }
 fail_usage() {
   echo "collectives-vs-openmpi.sh: $*" >&2
@@ -60,6 +63,7 @@ while (($#)); do
     --inside) inside=1; shift ;;
     --shim) shim=1; shift ;;
     --setting) settings+=("${2:-}"); shift 2 ;;
+    --build-beside) besides+=("${2:-}"); shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) fail_usage "unknown argument '$1' (see --help)" ;;
   esac
@@ -78,6 +82,20 @@ for setting in "${settings[@]}"; do
   name=${BASH_REMATCH[1]}
   [[ " ${setting_names[*]} " == *" $name "* ]] || setting_names+=("$name")
   forwarded+=(--setting "$setting")
+done
+# NAME=DIR each: railyard-bench of another build tree.
+beside_names=() beside_benches=()
+for beside in "${besides[@]}"; do
+  [[ "$beside" =~ ^([A-Za-z0-9_.-]+)=(.+)$ ]] ||
+    fail_usage "--build-beside '$beside' is invalid: expected NAME=DIR (a build tree)"
+  name=${BASH_REMATCH[1]} beside_dir=$(cd "${BASH_REMATCH[2]}" 2>/dev/null && pwd) ||
+    fail_usage "--build-beside '$beside': ${BASH_REMATCH[2]} is not a directory"
+  [ -x "$beside_dir/examples/railyard-bench" ] ||
+    fail_usage "--build-beside '$beside': $beside_dir/examples/railyard-bench is missing (build railyard-bench there)"
+  [[ " ${setting_names[*]} ${beside_names[*]} " != *" $name "* ]] ||
+    fail_usage "--build-beside '$beside': subject name '$name' is already taken"
+  beside_names+=("$name") beside_benches+=("$beside_dir/examples/railyard-bench")
+  forwarded+=(--build-beside "$name=$beside_dir")
 done
 bench=$build/examples/railyard-bench
 bench_mpi=$build/examples/railyard-bench-mpi
@@ -174,6 +192,9 @@ fi
 for name in "${setting_names[@]}"; do
   subjects+=("setting:$name")
 done
+for index in "${!beside_names[@]}"; do
+  subjects+=("beside:$index")
+done
 
 # The launch of railyard with setting NAME's variables: mpirun forwards
 # them with -x, railyard-run's ranks inherit them.
@@ -210,6 +231,10 @@ for ((round = 1; round <= rounds; round++)); do
         railyard_with_setting "${subject#setting:}"
         run_subject "railyard ${subject#setting:}" "$round" "${setting_launch[@]}" "$bench" \
           "${sweep[@]}" ;;
+      beside:*)
+        index=${subject#beside:}
+        run_subject "railyard ${beside_names[$index]}" "$round" "${railyard_launch[@]}" \
+          "${beside_benches[$index]}" "${sweep[@]}" ;;
     esac
   done
 done
