@@ -14,7 +14,9 @@
 # scripts/netns-rails.sh (root only; 4 rails shaped to --rate): railyard
 # under mpirun through the netns agent (PMIx bootstrap, rails from each
 # host's topology), Open MPI ob1 over TCP on every rail with its default
-# collectives (tuned) and with coll/han forced (2x2), and the parallel-TCP
+# collectives (tuned) and with coll/han forced (2x2; for allreduce with
+# one segment as large as --max: Open MPI 4.1.4's han allreduce crashes as
+# soon as a vector spans two of its segments), and the parallel-TCP
 # reference of the rails measured by railyard-mrail-bench in the same run.
 # 1x4 runs 4 ranks on this machine: railyard under railyard-run (shared
 # memory between ranks) against Open MPI over vader shared memory. Every
@@ -42,7 +44,7 @@ out=$root/build/collectives-vs-openmpi build=$root/build/release inside=0 shim=0
 settings=() besides=()
 
 usage() {
-  sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'
 }
 fail_usage() {
   echo "collectives-vs-openmpi.sh: $*" >&2
@@ -106,6 +108,17 @@ shim_library=$build/mpi_shim/librailyard_mpi.so
 if ((shim)); then
   [ -f "$shim_library" ] || fail_usage "$shim_library is missing: build first"
 fi
+# A size as railyard-bench takes it (k, m, g: binary multiples) in bytes.
+bytes_of() {
+  local size=${1,,} factor=1
+  case "$size" in
+    *k) factor=1024 ;;
+    *m) factor=$((1024 * 1024)) ;;
+    *g) factor=$((1024 * 1024 * 1024)) ;;
+  esac
+  echo $((${size%[kmg]} * factor))
+}
+[[ "${max,,}" =~ ^[0-9]+[kmg]?$ ]] || fail_usage "--max '$max' is invalid: expected a byte count with an optional k, m or g"
 hosts=${layout%x*} per_host=${layout#*x}
 ranks=$((hosts * per_host))
 sweep=("$operation" -b "$min" -e "$max" -f 2 -n "$iters" -w 5 -c 1)
@@ -177,6 +190,15 @@ for s in json.load(open(sys.argv[1]))['subjects']:
     "$rounds" "$rails" "$rate" >>"$launches"
   railyard_launch=("${mpirun_netns[@]}" "${railyard_yield[@]}")
   subjects=(railyard tuned han)
+  # Open MPI 4.1.4's han allreduce ends with signal 11 (a bad buffer in the
+  # intra-host reduce) once a vector spans more than one of its segments
+  # (coll_han_allreduce_segsize, 64 KiB by default; measured at 2 x 2 with
+  # 64 KiB, 1 MiB and both low modules): one segment of --max bytes keeps
+  # its hierarchical algorithm, unpipelined, over the whole sweep.
+  han_settings=()
+  if [[ "$operation" == allreduce ]]; then
+    han_settings=(--mca coll_han_allreduce_segsize "$(bytes_of "$max")")
+  fi
   if ((per_host == 1)); then
     subjects=(railyard tuned)
   fi
@@ -222,7 +244,7 @@ for ((round = 1; round <= rounds; round++)); do
     case "$subject" in
       railyard) run_subject railyard "$round" "${railyard_launch[@]}" "$bench" "${sweep[@]}" ;;
       tuned) run_subject "Open MPI tuned" "$round" "${openmpi[@]}" "$bench_mpi" "${sweep[@]}" ;;
-      han) run_subject "Open MPI han" "$round" "${openmpi[@]}" --mca coll_han_priority 100 \
+      han) run_subject "Open MPI han" "$round" "${openmpi[@]}" --mca coll_han_priority 100 "${han_settings[@]}" \
         "$bench_mpi" "${sweep[@]}" ;;
       vader) run_subject "Open MPI vader" "$round" "${openmpi[@]}" "$bench_mpi" "${sweep[@]}" ;;
       shim) run_subject "Open MPI + railyard shim" "$round" "${openmpi[@]}" \
