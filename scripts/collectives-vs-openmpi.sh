@@ -41,7 +41,7 @@ root=$(cd "$here/.." && pwd)
 
 layout=2x1 operation=allreduce min=64k max=64M rounds=3 iters=20 rails=4 rate=1gbit
 out=$root/build/collectives-vs-openmpi build=$root/build/release inside=0 shim=0
-settings=() besides=()
+settings=() besides=() forwarded=()
 
 usage() {
   sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'
@@ -63,7 +63,7 @@ while (($#)); do
     --out) out=${2:-}; shift 2 ;;
     --build) build=${2:-}; shift 2 ;;
     --inside) inside=1; shift ;;
-    --shim) shim=1; shift ;;
+    --shim) shim=1; forwarded+=(--shim); shift ;;
     --setting) settings+=("${2:-}"); shift 2 ;;
     --build-beside) besides+=("${2:-}"); shift 2 ;;
     -h | --help) usage; exit 0 ;;
@@ -77,7 +77,7 @@ esac
 [[ "$rounds" =~ ^[1-9][0-9]?$ ]] || fail_usage "--rounds '$rounds' is invalid: expected 1 to 99"
 [[ "$iters" =~ ^[1-9][0-9]{0,5}$ ]] || fail_usage "--iters '$iters' is invalid: expected 1 to 999999"
 # NAME=VARIABLE=VALUE each; the names in order of first appearance.
-setting_names=() forwarded=()
+setting_names=()
 for setting in "${settings[@]}"; do
   [[ "$setting" =~ ^([A-Za-z0-9_.-]+)=((RAILYARD|FI)_[A-Z0-9_]+)=(.*)$ ]] ||
     fail_usage "--setting '$setting' is invalid: expected NAME=VARIABLE=VALUE with a RAILYARD_* or FI_* variable"
@@ -133,7 +133,7 @@ if ((hosts == 2 && inside == 0)); then
   exec "$here/netns-rails.sh" --rails "$rails" --rate "$rate" --timeout 3000 -- \
     "$0" --inside --layout "$layout" --operation "$operation" --min "$min" --max "$max" \
     --rounds "$rounds" --iters "$iters" --rails "$rails" --rate "$rate" --out "$out" --build "$build" \
-    $( ((shim)) && echo --shim) "${forwarded[@]}"
+    "${forwarded[@]}"
 fi
 mkdir -p "$out/rounds"
 rm -f "$out"/rounds/*.csv
@@ -204,6 +204,7 @@ for s in json.load(open(sys.argv[1]))['subjects']:
   fi
 else
   railyard_launch=("$build/examples/railyard-run" -n "$ranks" --timeout 800)
+  # shellcheck disable=SC2054 # vader,self is one value of --mca btl
   openmpi=(mpirun --allow-run-as-root -np "$ranks" --oversubscribe --bind-to none --mca pml ob1
     --mca btl vader,self)
   subjects=(railyard vader)
@@ -244,7 +245,8 @@ for ((round = 1; round <= rounds; round++)); do
     case "$subject" in
       railyard) run_subject railyard "$round" "${railyard_launch[@]}" "$bench" "${sweep[@]}" ;;
       tuned) run_subject "Open MPI tuned" "$round" "${openmpi[@]}" "$bench_mpi" "${sweep[@]}" ;;
-      han) run_subject "Open MPI han" "$round" "${openmpi[@]}" --mca coll_han_priority 100 "${han_settings[@]}" \
+      han) run_subject "Open MPI han" "$round" "${openmpi[@]}" --mca coll_han_priority 100 \
+        "${han_settings[@]}" \
         "$bench_mpi" "${sweep[@]}" ;;
       vader) run_subject "Open MPI vader" "$round" "${openmpi[@]}" "$bench_mpi" "${sweep[@]}" ;;
       shim) run_subject "Open MPI + railyard shim" "$round" "${openmpi[@]}" \
