@@ -197,7 +197,9 @@ for s in json.load(open(sys.argv[1]))['subjects']:
   # its hierarchical algorithm, unpipelined, over the whole sweep.
   han_settings=()
   if [[ "$operation" == allreduce ]]; then
-    han_settings=(--mca coll_han_allreduce_segsize "$(bytes_of "$max")")
+    # An int in Open MPI: vectors past 2 GiB keep segments of 2 GiB - 1.
+    han_segment=$(bytes_of "$max")
+    han_settings=(--mca coll_han_allreduce_segsize "$((han_segment < 2147483647 ? han_segment : 2147483647))")
   fi
   if ((per_host == 1)); then
     subjects=(railyard tuned)
