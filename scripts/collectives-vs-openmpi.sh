@@ -238,12 +238,25 @@ railyard_with_setting() {
     setting_launch=(env "${variables[@]}" "${railyard_launch[@]}")
   fi
 }
+# The index of the subject measured k-th (from 0) in round `round` (from 1)
+# of `rounds`, over `count` subjects: a row of a Williams design, as
+# railyard-mrail-bench orders its rounds (examples/mrail_bench/round_order.h).
+# Every subject comes at every point of a round, and right after every
+# other subject, equally often over the design, where a plain rotation
+# would give each subject the same predecessor in every round.
+round_order_index() {
+  local round=$1 rounds=$2 count=$3 k=$4 rows row first
+  rows=$count
+  ((count % 2 == 1 && count > 1)) && rows=$((2 * count))
+  if ((rounds <= rows)); then row=$(((round - 1) * rows / rounds)); else row=$(((round - 1) % rows)); fi
+  ((row >= count)) && k=$((count - 1 - k))
+  if ((k % 2 == 1)); then first=$(((k + 1) / 2)); else first=$(((count - k / 2) % count)); fi
+  echo $(((first + row % count) % count))
+}
 for ((round = 1; round <= rounds; round++)); do
-  # The order of the subjects turns each round (railyard-mrail-bench showed
-  # a subject measured late in a round runs slower).
   count=${#subjects[@]}
   for ((k = 0; k < count; k++)); do
-    subject=${subjects[$(((k + round - 1) % count))]}
+    subject=${subjects[$(round_order_index "$round" "$rounds" "$count" "$k")]}
     case "$subject" in
       railyard) run_subject railyard "$round" "${railyard_launch[@]}" "$bench" "${sweep[@]}" ;;
       tuned) run_subject "Open MPI tuned" "$round" "${openmpi[@]}" "$bench_mpi" "${sweep[@]}" ;;

@@ -32,6 +32,7 @@
 #include "railyard_tools/comma_list.h"
 #include "railyard_tools/report.h"
 #include "railyard_tools/tool_main.h"
+#include "round_order.h"
 #include "rounds.h"
 #include "setting_subjects.h"
 #include "subject.h"
@@ -438,17 +439,16 @@ int run(int argc, char** argv) {
                         "messages",
                         rma));
   // Every round measures every subject once; rounds interleave so a noisy
-  // stretch of time spreads over all subjects. Each round starts at another
-  // subject (round r at the (r * n / rounds)-th of n), so that no subject is
-  // always measured at the same point of a round: on this machine the
-  // subjects run late in a round were seen to be slower, in every round.
+  // stretch of time spreads over all subjects. The order changes from round
+  // to round (round_order.h) so that no subject is always measured at the
+  // same point of a round (on this machine the subjects run late in a round
+  // were seen to be slower, in every round), nor always right after the
+  // same other subject.
   const std::size_t runs = subjects.size() + (wants("openmpi") ? 1 : 0);
   std::vector<std::vector<SubjectResult>> by_round;
   for (std::size_t round = 0; round < rounds; ++round) {
     std::vector<SubjectResult> results(runs);
-    const std::size_t first = round * runs / rounds;
-    for (std::size_t k = 0; k < runs; ++k) {
-      const std::size_t index = (first + k) % runs;
+    for (const std::size_t index : round_order(round, rounds, runs)) {
       if (index == subjects.size()) {
         std::cerr << fmt::format("railyard-mrail-bench: round {}/{}: openmpi\n", round + 1, rounds);
         results[index] =
