@@ -102,6 +102,37 @@ struct RatioSummary {
   std::size_t count = 0;
 };
 
+// Summarises `value_at(size)` (a ratio, or nothing) over the sizes of
+// [low, high]: for latency the largest ratio is the interesting extreme,
+// for bandwidth the smallest.
+template <typename ValueAt>
+std::optional<RatioSummary> summarise(const std::vector<std::uint64_t>& sizes, std::uint64_t low,
+                                      std::uint64_t high, bool latency, ValueAt value_at) {
+  RatioSummary summary;
+  double total = 0;
+  for (const auto size : sizes) {
+    if (size < low || size > high) {
+      continue;
+    }
+    const std::optional<double> value = value_at(size);
+    if (!value) {
+      continue;
+    }
+    if (summary.count == 0 || (latency ? *value > summary.min : *value < summary.min)) {
+      summary.min = *value;
+      summary.at = size;
+    }
+    total += *value;
+    ++summary.count;
+  }
+  if (summary.count == 0) {
+    return std::nullopt;
+  }
+  summary.mean = total / static_cast<double>(summary.count);
+  return summary;
+}
+
+// numerator/denominator of the combined figures, the best numerator's.
 std::optional<RatioSummary> ratio(const std::vector<SubjectResult>& results,
                                   const std::vector<std::uint64_t>& sizes,
                                   const std::vector<std::string>& numerators,
@@ -111,12 +142,7 @@ std::optional<RatioSummary> ratio(const std::vector<SubjectResult>& results,
   if (base == nullptr) {
     return std::nullopt;
   }
-  RatioSummary summary;
-  double total = 0;
-  for (const auto size : sizes) {
-    if (size < low || size > high) {
-      continue;
-    }
+  return summarise(sizes, low, high, latency, [&](std::uint64_t size) -> std::optional<double> {
     const Measurement* b = row_for(*base, size);
     double best = -1;
     for (const auto& name : numerators) {
@@ -132,22 +158,28 @@ std::optional<RatioSummary> ratio(const std::vector<SubjectResult>& results,
         best = value;
       }
     }
-    if (best < 0) {
-      continue;
+    return best < 0 ? std::nullopt : std::optional<double>(best);
+  });
+}
+
+// The latency ratio of each round's own figures (paired_latency_ratio).
+std::optional<RatioSummary> paired_ratio(const std::vector<SubjectResult>& results,
+                                         const std::vector<std::uint64_t>& sizes,
+                                         const std::vector<std::string>& numerators,
+                                         const std::string& denominator, std::uint64_t low,
+                                         std::uint64_t high) {
+  const SubjectResult* base = find(results, denominator);
+  std::vector<const SubjectResult*> tops;
+  for (const auto& name : numerators) {
+    if (const SubjectResult* subject = find(results, name); subject != nullptr) {
+      tops.push_back(subject);
     }
-    // For latency the interesting extreme is the largest ratio.
-    if (summary.count == 0 || (latency ? best > summary.min : best < summary.min)) {
-      summary.min = best;
-      summary.at = size;
-    }
-    total += best;
-    ++summary.count;
   }
-  if (summary.count == 0) {
+  if (base == nullptr || tops.empty()) {
     return std::nullopt;
   }
-  summary.mean = total / static_cast<double>(summary.count);
-  return summary;
+  return summarise(sizes, low, high, true,
+                   [&](std::uint64_t size) { return paired_latency_ratio(tops, *base, size); });
 }
 
 // The command line as a shell would take it back: arguments with anything
@@ -500,12 +532,19 @@ int run(int argc, char** argv) {
                                latency ? "max" : "min", summary->min, size_text(summary->at),
                                summary->mean, summary->count);
     }
-    // A latency ratio over several rounds: of the medians too.
+    // A latency ratio over several rounds: of the medians too, and the
+    // median of the rounds' own ratios (the subjects measured seconds apart).
     if (latency && rounds > 1) {
       if (auto summary = ratio(medians, settings.sizes, numerators, denominator, low, high, true)) {
         std::cout << fmt::format("#   {:<46} max {:.3f} at {}, mean {:.3f} over {} sizes\n",
                                  "  of the medians", summary->min, size_text(summary->at),
                                  summary->mean, summary->count);
+      }
+      if (auto summary =
+              paired_ratio(results, settings.sizes, numerators, denominator, low, high)) {
+        std::cout << fmt::format("#   {:<46} max {:.3f} at {}, mean {:.3f} over {} sizes\n",
+                                 "  median of each round's own", summary->min,
+                                 size_text(summary->at), summary->mean, summary->count);
       }
     }
   };
@@ -622,7 +661,8 @@ int run(int argc, char** argv) {
                                       {"latency_us", row.latency_us},
                                       {"bandwidth_MBps", row.bandwidth_mbps}});
       }
-      // Every finished round's figures, as measured: [size, latency, bandwidth].
+      // Every round's figures, as measured: [size, latency, bandwidth]; an
+      // empty list for a round the subject failed.
       subject["rounds"] = nlohmann::json::array();
       for (const auto& rows : result.round_rows) {
         nlohmann::json round = nlohmann::json::array();

@@ -58,8 +58,10 @@ std::vector<SubjectResult> combine_rounds(const std::vector<std::vector<SubjectR
     }
     SubjectResult combined = *finished.back();
     combined.round_failures = std::move(failures);
-    for (const SubjectResult* result : finished) {
-      combined.round_rows.push_back(result->rows);
+    for (const auto& round : rounds) {
+      const SubjectResult& result = round[s];
+      combined.round_rows.push_back(result.error.empty() ? result.rows
+                                                         : std::vector<Measurement>{});
     }
     for (auto& row : combined.rows) {
       const std::vector<double> latencies = latencies_at(combined, row.size);
@@ -87,6 +89,32 @@ std::vector<SubjectResult> with_median_latency(const std::vector<SubjectResult>&
     }
   }
   return out;
+}
+
+std::optional<double> paired_latency_ratio(const std::vector<const SubjectResult*>& numerators,
+                                           const SubjectResult& denominator, std::uint64_t size) {
+  std::vector<double> ratios;
+  for (std::size_t r = 0; r < denominator.round_rows.size(); ++r) {
+    const Measurement* base = row_for(denominator.round_rows[r], size);
+    if (base == nullptr || base->latency_us <= 0) {
+      continue;
+    }
+    double best = -1;
+    for (const SubjectResult* numerator : numerators) {
+      const Measurement* row =
+          r < numerator->round_rows.size() ? row_for(numerator->round_rows[r], size) : nullptr;
+      if (row != nullptr && row->latency_us > 0 && (best < 0 || row->latency_us < best)) {
+        best = row->latency_us;
+      }
+    }
+    if (best > 0) {
+      ratios.push_back(best / base->latency_us);
+    }
+  }
+  if (ratios.empty()) {
+    return std::nullopt;
+  }
+  return tools::median(ratios);
 }
 
 }  // namespace railyard::bench

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "subject.h"
@@ -20,7 +21,9 @@ namespace railyard::bench {
 // failed in every round is failed (the last round's error); one that failed
 // in some keeps the others' figures and lists the failed rounds in
 // round_failures, so that one crash of a baseline's launcher does not void
-// a long run. Each finished round's rows are kept too, in round_rows.
+// a long run. Each round's rows are kept too, in round_rows, one entry per
+// round in round order (empty for a round the subject failed), so that two
+// subjects' figures of the same round can be paired.
 [[nodiscard]] std::vector<SubjectResult> combine_rounds(
     const std::vector<std::vector<SubjectResult>>& rounds);
 
@@ -30,5 +33,16 @@ namespace railyard::bench {
 // run in a slow state.
 [[nodiscard]] std::vector<SubjectResult> with_median_latency(
     const std::vector<SubjectResult>& combined);
+
+// The median over the rounds of one round's latency ratio at `size`: the
+// lowest of the `numerators`' latencies in that round over the
+// denominator's in the same round, for every round where both measured one;
+// null when no round did. On this machine the latency of every subject
+// drifts together by up to 2x over minutes (the host's other load), so a
+// ratio of two figures taken seconds apart, in one round, varies far less
+// than a ratio of each subject's own lowest or median over the whole run.
+[[nodiscard]] std::optional<double> paired_latency_ratio(
+    const std::vector<const SubjectResult*>& numerators, const SubjectResult& denominator,
+    std::uint64_t size);
 
 }  // namespace railyard::bench

@@ -52,17 +52,48 @@ TEST(CombineRounds, ARoundThatFailedIsLeftOutAndNamed) {
   EXPECT_DOUBLE_EQ(row_for(combined[0], 1 << 20)->bandwidth_mbps, 477.0);
 }
 
-TEST(CombineRounds, KeepsEveryFinishedRoundsOwnRowsInOrder) {
+TEST(CombineRounds, KeepsEveryRoundsOwnRowsInRoundOrder) {
   const auto combined = combine_rounds({{round_of("fixed", 9.4, 477.0)},
                                         {failed("fixed", "crashed")},
                                         {round_of("fixed", 8.1, 476.5)}});
   ASSERT_EQ(combined.size(), 1U);
-  ASSERT_EQ(combined[0].round_rows.size(), 2U);
+  ASSERT_EQ(combined[0].round_rows.size(), 3U);
   ASSERT_NE(row_for(combined[0].round_rows[0], 8), nullptr);
-  ASSERT_NE(row_for(combined[0].round_rows[1], 8), nullptr);
+  EXPECT_TRUE(combined[0].round_rows[1].empty());  // the failed round keeps its place
+  ASSERT_NE(row_for(combined[0].round_rows[2], 8), nullptr);
   EXPECT_DOUBLE_EQ(row_for(combined[0].round_rows[0], 8)->latency_us, 9.4);
-  EXPECT_DOUBLE_EQ(row_for(combined[0].round_rows[1], 8)->latency_us, 8.1);
+  EXPECT_DOUBLE_EQ(row_for(combined[0].round_rows[2], 8)->latency_us, 8.1);
   EXPECT_DOUBLE_EQ(row_for(combined[0], 8)->latency_us, 8.1);
+}
+
+TEST(PairedLatencyRatio, IsTheMedianOfEachRoundsOwnRatio) {
+  // Both subjects slow in round 2: each one's lowest and median over the
+  // run are far apart, the ratio within each round is not.
+  const auto combined =
+      combine_rounds({{round_of("fixed", 8.0, 477.0), round_of("raw", 7.0, 478.0)},
+                      {round_of("fixed", 16.0, 470.0), round_of("raw", 15.0, 470.0)},
+                      {round_of("fixed", 8.8, 477.0), round_of("raw", 8.0, 478.0)}});
+  const SubjectResult& fixed = combined[0];
+  const SubjectResult& raw = combined[1];
+  const auto ratio = paired_latency_ratio({&fixed}, raw, 8);
+  ASSERT_TRUE(ratio.has_value());
+  EXPECT_DOUBLE_EQ(*ratio, 8.8 / 8.0);  // the median of 8/7, 16/15 and 1.1
+  EXPECT_FALSE(paired_latency_ratio({&fixed}, raw, 4096).has_value());
+}
+
+TEST(PairedLatencyRatio, PairsOnlyRoundsBothFinishedAndTakesTheBestNumerator) {
+  const auto combined = combine_rounds(
+      {{round_of("fixed", 9.0, 477.0), round_of("striping", 8.0, 477.0), failed("raw", "crashed")},
+       {round_of("fixed", 8.0, 477.0), round_of("striping", 12.0, 477.0),
+        round_of("raw", 10.0, 478.0)},
+       {failed("fixed", "crashed"), round_of("striping", 7.0, 477.0),
+        round_of("raw", 5.0, 478.0)}});
+  // Round 1 has no raw figure; round 2's best is fixed's 8.0; round 3 only striping's 7.0.
+  const SubjectResult& fixed = combined[0];
+  const SubjectResult& striping = combined[1];
+  const auto ratio = paired_latency_ratio({&fixed, &striping}, combined[2], 8);
+  ASSERT_TRUE(ratio.has_value());
+  EXPECT_DOUBLE_EQ(*ratio, 1.4);  // of two, the upper (tools::median)
 }
 
 TEST(CombineRounds, TheMedianLatencyIsTheMiddleRoundsAndLeavesBandwidthAlone) {
