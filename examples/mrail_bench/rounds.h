@@ -38,9 +38,11 @@ namespace railyard::bench {
 // lowest of the `numerators`' latencies in that round over the
 // denominator's in the same round, for every round where both measured one;
 // null when no round did. On this machine the latency of every subject
-// drifts together by up to 2x over minutes (the host's other load), so a
-// ratio of two figures taken seconds apart, in one round, varies far less
-// than a ratio of each subject's own lowest or median over the whole run.
+// drifts together by up to 2x over minutes (the host's other load): a
+// ratio of two figures taken seconds apart, in one round, is not moved by
+// a slow stretch that falls on both, as a ratio of each subject's own
+// lowest or median over the run can be (it still moves with what changes
+// within seconds; docs/benchmarks.md, session 46).
 [[nodiscard]] std::optional<double> paired_latency_ratio(
     const std::vector<const SubjectResult*>& numerators, const SubjectResult& denominator,
     std::uint64_t size);
