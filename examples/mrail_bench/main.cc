@@ -523,29 +523,30 @@ int run(int argc, char** argv) {
   }
 
   std::cout << "# Ratios (same run)\n";
-  const auto print_ratio = [&](const std::string& label, const std::vector<std::string>& numerators,
-                               const std::string& denominator, std::uint64_t low,
-                               std::uint64_t high, bool latency) {
-    if (auto summary =
-            ratio(results, settings.sizes, numerators, denominator, low, high, latency)) {
+  // One line of a ratio over the sizes: for latency its largest, else its
+  // smallest, where it is, and the mean.
+  const auto print_summary = [](const std::string& label,
+                                const std::optional<RatioSummary>& summary, bool latency) {
+    if (summary) {
       std::cout << fmt::format("#   {:<46} {} {:.3f} at {}, mean {:.3f} over {} sizes\n", label,
                                latency ? "max" : "min", summary->min, size_text(summary->at),
                                summary->mean, summary->count);
     }
+  };
+  const auto print_ratio = [&](const std::string& label, const std::vector<std::string>& numerators,
+                               const std::string& denominator, std::uint64_t low,
+                               std::uint64_t high, bool latency) {
+    print_summary(label,
+                  ratio(results, settings.sizes, numerators, denominator, low, high, latency),
+                  latency);
     // A latency ratio over several rounds: of the medians too, and the
     // median of the rounds' own ratios (the subjects measured seconds apart).
     if (latency && rounds > 1) {
-      if (auto summary = ratio(medians, settings.sizes, numerators, denominator, low, high, true)) {
-        std::cout << fmt::format("#   {:<46} max {:.3f} at {}, mean {:.3f} over {} sizes\n",
-                                 "  of the medians", summary->min, size_text(summary->at),
-                                 summary->mean, summary->count);
-      }
-      if (auto summary =
-              paired_ratio(results, settings.sizes, numerators, denominator, low, high)) {
-        std::cout << fmt::format("#   {:<46} max {:.3f} at {}, mean {:.3f} over {} sizes\n",
-                                 "  median of each round's own", summary->min,
-                                 size_text(summary->at), summary->mean, summary->count);
-      }
+      print_summary("  of the medians",
+                    ratio(medians, settings.sizes, numerators, denominator, low, high, true), true);
+      print_summary("  median of each round's own",
+                    paired_ratio(results, settings.sizes, numerators, denominator, low, high),
+                    true);
     }
   };
   constexpr std::uint64_t kMax = ~std::uint64_t{0};
