@@ -90,6 +90,10 @@ struct EndpointCounters {
   // Transfers of abandoned requests whose provider operations are still
   // outstanding (a gauge, not a total).
   std::uint64_t orphaned_transfers = 0;
+  // Transfers whose count of pieces left reached 0 while chunks of theirs
+  // were still in flight, kept open until those completed (an internal
+  // miscount, logged as an error: see Endpoint::pieces_done).
+  std::uint64_t miscounted_transfers = 0;
 };
 
 }  // namespace railyard::mrail

@@ -310,6 +310,9 @@ class Endpoint {
   // One piece of the request finished (status: how); the last finishes it.
   void piece_done(Request& request, const Status& status);
   void pieces_done(Request& request);
+  // Whether a transfer counted done still has chunks in flight (a miscount):
+  // then it stays open until they complete.
+  bool held_open(Request& request);
   void finish(Request& request);
   void fail_peer(Peer& peer, const Status& status);
   // A message to the peer over `rail` could not be sent: with failover its

@@ -910,6 +910,9 @@ void Endpoint::piece_done(Request& request, const Status& status) {
 }
 
 void Endpoint::pieces_done(Request& request) {
+  if (request.large_ && held_open(request)) {
+    return;
+  }
   if (request.kind_ == RequestKind::kRecv && request.large_) {
     // Pulled (or failed to): the sender may let go of its buffer.
     if (Peer* peer = peer_of(request.large_->peer); peer != nullptr && !peer->failed) {
@@ -931,6 +934,34 @@ void Endpoint::pieces_done(Request& request) {
     rendezvous_sends_.erase(request.large_->transfer_id);
   }
   finish(request);
+}
+
+bool Endpoint::held_open(Request& request) {
+  // Every chunk posted counts one piece until its completion: none may be
+  // in flight now. One that is would be freed with the transfer while the
+  // provider still writes its completion (and its bytes) through it, so a
+  // miscount (a piece counted done twice) waits for them instead.
+  std::uint32_t in_flight = 0;
+  const PieceOp* first = nullptr;
+  for (const auto& op : request.large_->ops) {
+    const auto& piece = static_cast<const PieceOp&>(*op);
+    if (!piece.completed()) {
+      first = first != nullptr ? first : &piece;
+      ++in_flight;
+    }
+  }
+  if (in_flight == 0) {
+    return false;
+  }
+  ++totals_.miscounted_transfers;
+  log::error(
+      "multi-rail endpoint {:016x}: a {} request of {} bytes with peer {} counted its last piece "
+      "done with {} chunk(s) still in flight (the first: {} bytes at offset {} on rail {}); it "
+      "completes when they do. Please report this.",
+      id_, to_string(request.kind_), request.capacity_, request.peer_.index, in_flight,
+      first->bytes(), first->offset(), first->rail());
+  request.pending_ = in_flight;
+  return true;
 }
 
 void Endpoint::fail_peer(Peer& peer, const Status& status) {

@@ -152,6 +152,7 @@ Status Rail::reopen() {
   // inner queues in the old one's wait set, and the next fi_trywait on it
   // reads freed memory. Everything the old one held has been delivered.
   cq_.close();
+  failed_contexts_.clear();
   // At the address the old endpoint had, not the one it was asked for
   // (port 0 in it means any), written over the one asked for.
   // (reset() checked that the sizes match.)
@@ -610,7 +611,16 @@ bool is_outbound(OpKind kind) noexcept {
 
 }  // namespace
 
+void Rail::drop_stray(std::string_view what) noexcept {
+  ++counters_.stray_completions;
+  log::warn("rail {}: a second completion of one {} dropped (the provider reported it twice)",
+            name_, what);
+}
+
 void Rail::mark_in_flight(RailOp& op) noexcept {
+  if (!failed_contexts_.empty()) {
+    failed_contexts_.erase(&op.context_);  // its next completion is its own
+  }
   op.in_flight_ = true;
   if (is_outbound(op.kind_)) {
     ++outbound_in_flight_;
@@ -624,18 +634,24 @@ void Rail::mark_in_flight(RailOp& op) noexcept {
 }
 
 void Rail::finish(RailOp& op, const Completion& completion) noexcept {
-  if (op.in_flight_) {
-    if (is_outbound(op.kind_)) {
-      --outbound_in_flight_;
-    }
-    (op.previous_in_flight_ != nullptr ? op.previous_in_flight_->next_in_flight_
-                                       : in_flight_head_) = op.next_in_flight_;
-    if (op.next_in_flight_ != nullptr) {
-      op.next_in_flight_->previous_in_flight_ = op.previous_in_flight_;
-    }
-    op.previous_in_flight_ = nullptr;
-    op.next_in_flight_ = nullptr;
+  if (!op.in_flight_) {
+    // Every post marks its op in flight and only this call clears it: a
+    // second completion for one post would end it twice, and its owner
+    // would count one more piece done than it posted, finish early and
+    // free operations still in flight.
+    drop_stray(to_string(op.kind_));
+    return;
   }
+  if (is_outbound(op.kind_)) {
+    --outbound_in_flight_;
+  }
+  (op.previous_in_flight_ != nullptr ? op.previous_in_flight_->next_in_flight_ : in_flight_head_) =
+      op.next_in_flight_;
+  if (op.next_in_flight_ != nullptr) {
+    op.next_in_flight_->previous_in_flight_ = op.previous_in_flight_;
+  }
+  op.previous_in_flight_ = nullptr;
+  op.next_in_flight_ = nullptr;
   op.in_flight_ = false;
   op.cancel_requested_ = false;
   try {
@@ -667,6 +683,10 @@ std::size_t Rail::deliver(std::span<const fi_cq_tagged_entry> entries) {
     if (entry.op_context == nullptr) {
       log::warn("rail {}: completion without an operation (flags 0x{:x}) ignored", name_,
                 entry.flags);
+      continue;
+    }
+    if (!failed_contexts_.empty() && failed_contexts_.contains(entry.op_context)) {
+      drop_stray("operation that had failed");
       continue;
     }
     RailOp& op = *static_cast<RailOp::Context*>(entry.op_context)->owner;
@@ -717,6 +737,12 @@ std::size_t Rail::deliver_error() {
     log::error("rail {}: error completion without an operation: {} ({})", name_, text,
                fi_strerror(entry.err));
     return 0;
+  }
+  // (Its second report, and not its first, is what frees nothing: see
+  // failed_contexts_.)
+  if (!failed_contexts_.insert(entry.op_context).second) {
+    drop_stray(fmt::format("operation that had failed ({})", fi_strerror(entry.err)));
+    return 1;
   }
   RailOp& op = *static_cast<RailOp::Context*>(entry.op_context)->owner;
   Completion completion;

@@ -22,6 +22,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "railyard/common/status.h"
@@ -243,6 +244,9 @@ class Rail {
   void complete_unissued(const PendingPost& post, Status status);
   std::size_t deliver(std::span<const struct fi_cq_tagged_entry> entries);
   std::size_t deliver_error();
+  // Counts and logs a completion of an operation that had completed
+  // already; `what` describes it (read without touching the operation).
+  void drop_stray(std::string_view what) noexcept;
   void mark_in_flight(RailOp& op) noexcept;
   [[nodiscard]] Status reopen();
   // How an operation ended by reset() completes.
@@ -281,6 +285,13 @@ class Rail {
   std::size_t outbound_in_flight_ = 0;
   // Every operation in flight, deferred ones included (for reset()).
   RailOp* in_flight_head_ = nullptr;
+  // The contexts of operations the provider completed with an error and
+  // that were not posted again since. libfabric 1.17's net reports a read
+  // whose connection broke both as failed and, when reset() closes the
+  // endpoint, as canceled; by then the operation may be freed, so the
+  // second report is recognised by its context alone. Emptied when the
+  // endpoint is reopened: the new one cannot report the old one's work.
+  std::unordered_set<const void*> failed_contexts_;
   // Why the rail fails every post: a reset that could not reopen.
   std::optional<Status> closed_;
   // While reset() closes the endpoint: why (some providers flush what the

@@ -25,6 +25,9 @@ struct RailCounters {
   // Calls of progress() that left the completion queue of a peerless rail
   // unread (Rail::set_peerless).
   std::uint64_t peerless_polls_skipped = 0;
+  // Completions the provider reported for an operation that had already
+  // completed (Rail::finish drops them instead of counting it done twice).
+  std::uint64_t stray_completions = 0;
 };
 
 }  // namespace railyard
