@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "pattern.h"
@@ -27,6 +28,30 @@ using testing::kTestTimeout;
 using testing::loopback_options;
 using tools::ForkedPeer;
 using tools::Pipe;
+
+// A forked peer's part in the read tests: offers `size` bytes of pattern
+// `seed` to the parent's reads, and serves them until the parent has seen
+// what it needs (or 40 s pass).
+void serve_window(Pipe& pipe, std::size_t size, int seed) {
+  Rail rail(loopback_options("127.0.0.1"));
+  std::vector<std::byte> window(size);
+  fill_pattern(window, seed);
+  auto region = rail.register_memory(window.data(), window.size());
+  pipe.send(rail.address());
+  pipe.send(region.remote_key());
+  (void)rail.insert_peer(pipe.receive(kTestTimeout));
+  (void)progress_until(
+      std::array<Rail*, 1>{&rail}, [] { return false; }, std::chrono::seconds(40),
+      rail.wait_policy());
+}
+
+// The parent's part: the peer serve_window() runs, and its window.
+std::pair<RailPeer, RemoteRegion> connect_to_window(Rail& rail, Pipe& pipe) {
+  const RailPeer peer = rail.insert_peer(pipe.receive(kTestTimeout));
+  RemoteRegion source = rail.import_region(pipe.receive(kTestTimeout));
+  pipe.send(rail.address());
+  return {peer, std::move(source)};
+}
 
 TEST(RailReset, ReceivesEndCanceledAndTheRailCarriesTrafficAgainAtTheSameAddress) {
   testing::RailPair pair;
@@ -103,23 +128,9 @@ TEST(RailReset, IsRefusedFromInsideProgress) {
 // as over a link that went down; it answers once it runs again.
 TEST(RailReset, AReadHeldAtTheResetNeverWritesIntoItsBuffer) {
   constexpr std::size_t kSize = 4 << 20;
-  ForkedPeer child([](Pipe& pipe) {
-    Rail rail(loopback_options("127.0.0.1"));
-    std::vector<std::byte> window(kSize);
-    fill_pattern(window, 41);
-    auto region = rail.register_memory(window.data(), window.size());
-    pipe.send(rail.address());
-    pipe.send(region.remote_key());
-    (void)rail.insert_peer(pipe.receive(kTestTimeout));
-    // Serves reads until the parent has seen what it needs.
-    (void)progress_until(
-        std::array<Rail*, 1>{&rail}, [] { return false; }, std::chrono::seconds(40),
-        rail.wait_policy());
-  });
+  ForkedPeer child([](Pipe& pipe) { serve_window(pipe, kSize, 41); });
   Rail rail(loopback_options("127.0.0.1"));
-  const RailPeer peer = rail.insert_peer(child.pipe().receive(kTestTimeout));
-  const RemoteRegion source = rail.import_region(child.pipe().receive(kTestTimeout));
-  child.pipe().send(rail.address());
+  const auto [peer, source] = connect_to_window(rail, child.pipe());
 
   std::vector<std::byte> buffer(kSize);
   auto region = rail.register_memory(buffer.data(), buffer.size());
@@ -179,22 +190,9 @@ TEST(RailReset, AReadHeldAtTheResetNeverWritesIntoItsBuffer) {
 TEST(RailReset, AReadOfABrokenConnectionCompletesOnceAndTheResetEndsItNoMore) {
   constexpr std::size_t kSize = 1 << 20;
   constexpr std::size_t kReads = 8;
-  ForkedPeer child([](Pipe& pipe) {
-    Rail rail(loopback_options("127.0.0.1"));
-    std::vector<std::byte> window(kSize);
-    fill_pattern(window, 5);
-    auto region = rail.register_memory(window.data(), window.size());
-    pipe.send(rail.address());
-    pipe.send(region.remote_key());
-    (void)rail.insert_peer(pipe.receive(kTestTimeout));
-    (void)progress_until(
-        std::array<Rail*, 1>{&rail}, [] { return false; }, std::chrono::seconds(40),
-        rail.wait_policy());
-  });
+  ForkedPeer child([](Pipe& pipe) { serve_window(pipe, kSize, 5); });
   Rail rail(loopback_options("127.0.0.1"));
-  const RailPeer peer = rail.insert_peer(child.pipe().receive(kTestTimeout));
-  const RemoteRegion source = rail.import_region(child.pipe().receive(kTestTimeout));
-  child.pipe().send(rail.address());
+  const auto [peer, source] = connect_to_window(rail, child.pipe());
   std::vector<std::byte> buffer(kSize * kReads);
   auto region = rail.register_memory(buffer.data(), buffer.size());
   Request first;  // connects
