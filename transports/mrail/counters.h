@@ -92,7 +92,7 @@ struct EndpointCounters {
   std::uint64_t orphaned_transfers = 0;
   // Transfers whose count of pieces left reached 0 while chunks of theirs
   // were still in flight, kept open until those completed (an internal
-  // miscount, logged as an error: see Endpoint::pieces_done).
+  // miscount, logged as an error: see Endpoint::held_open).
   std::uint64_t miscounted_transfers = 0;
 };
 
