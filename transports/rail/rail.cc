@@ -613,8 +613,7 @@ bool is_outbound(OpKind kind) noexcept {
 
 void Rail::drop_stray(std::string_view what) noexcept {
   ++counters_.stray_completions;
-  log::warn("rail {}: a second completion of one {} dropped (the provider reported it twice)",
-            name_, what);
+  log::warn("rail {}: a second completion of one {} dropped", name_, what);
 }
 
 void Rail::mark_in_flight(RailOp& op) noexcept {
@@ -639,7 +638,7 @@ void Rail::finish(RailOp& op, const Completion& completion) noexcept {
     // second completion for one post would end it twice, and its owner
     // would count one more piece done than it posted, finish early and
     // free operations still in flight.
-    drop_stray(to_string(op.kind_));
+    drop_stray(fmt::format("{} that was not in flight", to_string(op.kind_)));
     return;
   }
   if (is_outbound(op.kind_)) {
@@ -686,7 +685,7 @@ std::size_t Rail::deliver(std::span<const fi_cq_tagged_entry> entries) {
       continue;
     }
     if (!failed_contexts_.empty() && failed_contexts_.contains(entry.op_context)) {
-      drop_stray("operation that had failed");
+      drop_stray("operation that had failed, reported again by the provider");
       continue;
     }
     RailOp& op = *static_cast<RailOp::Context*>(entry.op_context)->owner;
@@ -741,7 +740,8 @@ std::size_t Rail::deliver_error() {
   // (Its second report, and not its first, is what frees nothing: see
   // failed_contexts_.)
   if (!failed_contexts_.insert(entry.op_context).second) {
-    drop_stray(fmt::format("operation that had failed ({})", fi_strerror(entry.err)));
+    drop_stray(fmt::format("operation that had failed, reported again by the provider ({})",
+                           fi_strerror(entry.err)));
     return 1;
   }
   RailOp& op = *static_cast<RailOp::Context*>(entry.op_context)->owner;
