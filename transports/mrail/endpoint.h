@@ -218,7 +218,6 @@ class Endpoint {
   void emit(std::size_t rail, Header& header, RailPeer destination, PeerId peer,
             const std::byte* payload, std::size_t length, Request* owner);
   void release_waiting(Peer& peer);
-  std::size_t choose_pieces(Peer& peer, std::uint64_t size, std::vector<StripePiece>& out) const;
 
   // Receiving.
   [[nodiscard]] Status start_recv(Request& request, PeerId source, void* data, std::size_t size,

@@ -21,10 +21,11 @@ Status Endpoint::start_send(Request& request, PeerId peer_id, const void* data, 
   if (data == nullptr && size != 0) {
     return {StatusCode::kInvalidArgument, fmt::format("send: {} bytes at a null address", size)};
   }
-  if (auto status = check_peer(peer_id, "send"); !status.ok()) {
-    return status;
+  Peer* const known = peer_of(peer_id);
+  if (known == nullptr || known->failed) {
+    return check_peer(peer_id, "send");
   }
-  Peer& peer = *peer_of(peer_id);
+  Peer& peer = *known;
   // The payload is only read; Request keeps one pointer type for both ways.
   request.start(RequestKind::kSend, peer_id, static_cast<std::byte*>(const_cast<void*>(data)),
                 size);
@@ -66,31 +67,23 @@ void Endpoint::transmit(Peer& peer, Request& request) {
   }
 }
 
-std::size_t Endpoint::choose_pieces(Peer& peer, std::uint64_t size,
-                                    std::vector<StripePiece>& out) const {
-  out.clear();
-  switch (options_.policies.policy_for(size)) {
-    case Policy::kFixed:
-      out.push_back(StripePiece{peer.home(), 0, size});
-      break;
-    case Policy::kRoundRobin:
-      out.push_back(StripePiece{peer.take_next_path(), 0, size});
-      break;
-    case Policy::kStriping:
-      peer.split(size, out);
-      break;
-  }
-  return out.size();
-}
-
 void Endpoint::send_eager(Peer& peer, Request& request, const Header& header) {
   ++totals_.eager_messages;
-  choose_pieces(peer, request.capacity_, pieces_);
+  // One path for fixed and round-robin, chosen without building the list
+  // of pieces a striped message needs (this runs once per message).
+  const Policy policy = options_.policies.policy_for(request.capacity_);
+  std::size_t single = Peer::kNoPath;
+  if (policy == Policy::kStriping) {
+    if (peer.split(request.capacity_, pieces_); pieces_.size() == 1) {
+      single = pieces_.front().path;
+    }
+  } else {
+    single = policy == Policy::kFixed ? peer.home() : peer.take_next_path();
+  }
   // The common case of a small message: one fragment, on a rail with
   // nothing queued and a send buffer free (or none needed), leaves at once.
-  if (pieces_.size() == 1 && pieces_.front().offset == 0 &&
-      request.capacity_ <= peer.max_fragment) {
-    const Path& path = peer.paths[pieces_.front().path];
+  if (single != Peer::kNoPath && request.capacity_ <= peer.max_fragment) {
+    const Path& path = peer.paths[single];
     RailState& state = *rails_[path.local_rail];
     if (state.queue.empty() && (!state.free_slots.empty() ||
                                 kHeaderSize + request.capacity_ <= state.inject_scratch.size())) {
@@ -103,6 +96,9 @@ void Endpoint::send_eager(Peer& peer, Request& request, const Header& header) {
            &request);
       return;
     }
+  }
+  if (policy != Policy::kStriping) {
+    pieces_.assign(1, StripePiece{single, 0, request.capacity_});
   }
   // Count every fragment before the first goes out: a fragment may complete
   // at once (inject), and the request must not finish early.
@@ -267,9 +263,6 @@ void Endpoint::emit(std::size_t rail_index, Header& header, RailPeer destination
   if (payload_length != 0) {
     std::memcpy(out + kHeaderSize, payload, payload_length);
   }
-  if (numbered_on != nullptr) {
-    retain(*numbered_on, header.path_seq, std::span<const std::byte>(out, length));
-  }
   if (header.type == MessageType::kEager) {
     ++state.traffic.chunks_sent;
     state.traffic.bytes_sent += payload_length;
@@ -289,6 +282,11 @@ void Endpoint::emit(std::size_t rail_index, Header& header, RailPeer destination
       slot->owner = nullptr;
       state.free_slots.push_back(slot);
     }
+  }
+  // Kept once it has left, off the message's path (the scratch and the send
+  // buffer still hold it), and before a failed post hands it to failover.
+  if (numbered_on != nullptr) {
+    retain(*numbered_on, header.path_seq, std::span<const std::byte>(out, length));
   }
   if (!posted.ok()) {
     // Every message to a peer is one it counts on (a numbered fragment, a
