@@ -48,18 +48,19 @@ Status Endpoint::start_recv(Request& request, PeerId source, void* data, std::si
   if (data == nullptr && size != 0) {
     return {StatusCode::kInvalidArgument, fmt::format("receive: {} bytes at a null address", size)};
   }
-  if (source != kAnySource && peer_of(source) == nullptr) {
+  Peer* const named = source != kAnySource ? peer_of(source) : nullptr;
+  if (source != kAnySource && named == nullptr) {
     return check_peer(source, "receive");
   }
   MatchingEngine& matcher = engine(tagged);
   // A message that arrived whole stays receivable after its sender failed;
   // past those, a receive only a failed peer could satisfy is refused.
-  if (matcher.peek_unexpected(source, tag, ignore) == nullptr) {
-    if (source != kAnySource) {
-      if (auto status = check_peer(source, "receive"); !status.ok()) {
-        return status;
-      }
-    } else if (const Status* failure = every_peer_failed()) {
+  if ((named == nullptr || named->failed) &&
+      matcher.peek_unexpected(source, tag, ignore) == nullptr) {
+    if (named != nullptr) {
+      return named->failure;
+    }
+    if (const Status* failure = every_peer_failed()) {
       return *failure;
     }
   }
@@ -77,10 +78,8 @@ Status Endpoint::start_recv(Request& request, PeerId source, void* data, std::si
     matcher.post(request);
     // A peer held back by the total budget is released by a receive that
     // names it (see over_budget()).
-    if (source != kAnySource) {
-      if (Peer* peer = peer_of(source); peer != nullptr && peer->credit_held) {
-        credit(*peer);
-      }
+    if (named != nullptr && named->credit_held) {
+      credit(*named);
     }
   }
   // Receive buffers are reposted once the caller waits (PollHint::on_idle)

@@ -36,7 +36,9 @@ void Request::start(RequestKind kind, PeerId peer, std::byte* buffer, std::uint6
   done_.store(false, std::memory_order_relaxed);
   endpoint_ = nullptr;  // set by the endpoint that tracks it
   tagged_ = false;
-  status_ = Status();
+  if (!status_.ok()) {
+    status_ = Status();  // only a failure has anything to clear
+  }
   peer_ = peer;
   tag_ = 0;
   ignore_ = 0;
