@@ -29,6 +29,9 @@
 namespace railyard::bench {
 namespace {
 
+// How long a subject's processes get to exit after both reported.
+constexpr std::chrono::seconds kExitGrace{10};
+
 using tools::ForkedPeer;
 using tools::Pipe;
 
@@ -270,6 +273,13 @@ SubjectResult run_subject(const Subject& subject, const Hosts& hosts,
   } catch (const std::exception& e) {
     result.error =
         fmt::format("no result within {} s ({}); the subject was stopped", limit.count(), e.what());
+  }
+  // Both reported after closing their transports, so they exit at once; a
+  // profiler (valgrind --trace-children) writes its output as they do, which
+  // a kill would lose. One that does not exit in time is killed.
+  if (result.error.empty()) {
+    (void)server.wait(kExitGrace);
+    (void)client.wait(kExitGrace);
   }
   return result;  // ForkedPeer's destructor kills whatever still runs
 }
