@@ -249,6 +249,11 @@ class Endpoint {
   void expect_next_arrival(Peer& peer, std::size_t rail);
   void on_fragment(Peer& peer, const Header& header, std::span<const std::byte> payload,
                    std::size_t rail);
+  // A fragment on_fragment could not hand straight to a waiting receive:
+  // one of several, out of order, repeated, or not yet asked for. Kept out
+  // of on_fragment so that the common case runs in a small function.
+  void place_fragment(Peer& peer, const Header& header, std::span<const std::byte> payload,
+                      std::size_t rail);
   void on_rts(Peer& peer, const Header& header, std::span<const std::byte> body);
   InboundMessage* locate(Peer& peer, const Header& header);
   void advance(Peer& peer);

@@ -3,6 +3,7 @@
 // a path fails, carrying what it held over the peer's other paths
 // (docs/architecture.md, "Rail failover").
 #include <algorithm>
+#include <string>
 #include <utility>
 
 #include <fmt/format.h>
@@ -25,6 +26,26 @@ constexpr std::uint32_t kAckNow = 64;
 // Kept message buffers recycled instead of freed, so steady traffic keeps
 // allocating nothing.
 constexpr std::size_t kSpareBuffers = 256;
+
+// The rare paths of the per-message code below, out of line so that the
+// common case runs in functions that save few registers.
+[[gnu::cold, gnu::noinline]] void grow_inbound(Peer& peer, std::uint8_t path_rail) {
+  peer.inbound.resize(path_rail + std::size_t{1});
+}
+
+[[gnu::cold, gnu::noinline]] std::string ack_without_path(const Peer& peer,
+                                                          std::uint8_t path_rail) {
+  return fmt::format("acknowledgement from peer {} names our rail {}, which has no path to it",
+                     peer.id.index, path_rail);
+}
+
+[[gnu::cold, gnu::noinline]] std::string ack_beyond_sent(const Peer& peer, std::uint32_t acked,
+                                                         std::uint8_t path_rail,
+                                                         std::uint32_t sent) {
+  return fmt::format(
+      "acknowledgement from peer {} of message {} on our rail {} is beyond the {} sent there",
+      peer.id.index, acked, path_rail, sent);
+}
 
 }  // namespace
 
@@ -53,8 +74,8 @@ void Endpoint::recycle(std::vector<std::byte>&& buffer) {
 }
 
 void Endpoint::note_arrival(Peer& peer, const Header& header, std::size_t rail) {
-  if (peer.inbound.size() <= header.path_rail) {
-    peer.inbound.resize(header.path_rail + std::size_t{1});
+  if (peer.inbound.size() <= header.path_rail) [[unlikely]] {
+    grow_inbound(peer, header.path_rail);
   }
   InboundPath& inbound = peer.inbound[header.path_rail];
   if (!inbound.seen || header.path_epoch != inbound.epoch) {
@@ -141,20 +162,16 @@ std::size_t Endpoint::reply_path(const Peer& peer, std::size_t arrival_rail) noe
 bool Endpoint::take_ack(Peer& peer, std::uint8_t path_rail, std::uint8_t epoch, std::uint32_t acked,
                         std::size_t rail) {
   const std::size_t index = peer.path_on(path_rail);
-  if (index == Peer::kNoPath) {
-    drop(rail, fmt::format("acknowledgement from peer {} names our rail {}, which has no path "
-                           "to it",
-                           peer.id.index, path_rail));
+  if (index == Peer::kNoPath) [[unlikely]] {
+    drop(rail, ack_without_path(peer, path_rail));
     return false;
   }
   Path& path = peer.paths[index];
   if (epoch != path.epoch) {
     return true;  // for an earlier life of the path: what it kept was resent
   }
-  if (seq_before(path.sent, acked)) {
-    drop(rail, fmt::format("acknowledgement from peer {} of message {} on our rail {} is beyond "
-                           "the {} sent there",
-                           peer.id.index, acked, path_rail, path.sent));
+  if (seq_before(path.sent, acked)) [[unlikely]] {
+    drop(rail, ack_beyond_sent(peer, acked, path_rail, path.sent));
     return false;
   }
   while (!path.unacked.empty() && !seq_before(acked, path.unacked.front().path_seq)) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <optional>
 #include <span>
+#include <string>
 #include <utility>
 
 #include <fmt/format.h>
@@ -36,6 +37,21 @@ Status truncation(std::uint64_t message_length, std::uint64_t capacity, PeerId s
           fmt::format("a {}-byte message from peer {} (tag 0x{:x}) was truncated to the "
                       "{}-byte receive buffer",
                       message_length, source.index, tag, capacity)};
+}
+
+// The messages of a peer's that has changed its number of paths (or sent
+// its first) start a new ring of arrivals (see expect_next_arrival). Out of
+// line, as the other rare paths of the per-message code below: the common
+// case then runs in functions that save few registers.
+[[gnu::cold, gnu::noinline]] void restart_arrivals(Peer& peer, std::size_t ring) {
+  peer.arrivals.assign(ring, 0);
+  peer.arrival_count = 0;
+  peer.arrival_slot = 0;
+}
+
+[[gnu::cold, gnu::noinline]] std::string credit_beyond_sent(SeqNum credit, const Peer& peer) {
+  return fmt::format("credit {} from peer {} is beyond the {} messages sent", credit, peer.id.index,
+                     peer.next_seq);
 }
 
 }  // namespace
@@ -174,8 +190,7 @@ void Endpoint::handle(std::size_t rail, std::span<const std::byte> message) {
   }
   Peer& peer = *source;
   if (seq_before(peer.next_seq, header.credit)) {
-    drop(rail, fmt::format("credit {} from peer {} is beyond the {} messages sent", header.credit,
-                           peer.id.index, peer.next_seq));
+    drop(rail, credit_beyond_sent(header.credit, peer));
     return;
   }
   if (seq_before(peer.credit, header.credit)) {
@@ -289,10 +304,8 @@ void Endpoint::expect_next_arrival(Peer& peer, std::size_t rail) {
   last_sender_ = peer.id;
   const std::size_t period = peer.paths.size();
   const std::size_t ring = period + 1;
-  if (peer.arrivals.size() != ring) {
-    peer.arrivals.assign(ring, 0);
-    peer.arrival_count = 0;
-    peer.arrival_slot = 0;
+  if (peer.arrivals.size() != ring) [[unlikely]] {
+    restart_arrivals(peer, ring);
   }
   // Slots in the ring of the message period - 1 messages ago and of the one
   // after it; stepped without a division, as this runs once per message.
@@ -336,6 +349,11 @@ void Endpoint::on_fragment(Peer& peer, const Header& header, std::span<const std
       return;
     }
   }
+  place_fragment(peer, header, payload, rail);
+}
+
+void Endpoint::place_fragment(Peer& peer, const Header& header, std::span<const std::byte> payload,
+                              std::size_t rail) {
   InboundMessage* message = locate(peer, header);
   // A numbered fragment may come twice: sent again after its path failed,
   // when it had arrived after all.
