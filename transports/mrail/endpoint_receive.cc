@@ -39,10 +39,10 @@ Status truncation(std::uint64_t message_length, std::uint64_t capacity, PeerId s
                       message_length, source.index, tag, capacity)};
 }
 
-// The messages of a peer's that has changed its number of paths (or sent
-// its first) start a new ring of arrivals (see expect_next_arrival). Out of
-// line, as the other rare paths of the per-message code below: the common
-// case then runs in functions that save few registers.
+// A peer whose number of paths changed, or whose first message this is,
+// starts a new ring of arrivals (see expect_next_arrival). Out of line, as
+// the other rare paths of the per-message code below: the common case then
+// runs in functions that save few registers.
 [[gnu::cold, gnu::noinline]] void restart_arrivals(Peer& peer, std::size_t ring) {
   peer.arrivals.assign(ring, 0);
   peer.arrival_count = 0;
