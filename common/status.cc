@@ -1,5 +1,9 @@
 #include "railyard/common/status.h"
 
+#include <memory>
+#include <string>
+#include <utility>
+
 namespace railyard {
 
 std::string_view to_string(StatusCode code) noexcept {
@@ -22,14 +26,37 @@ std::string_view to_string(StatusCode code) noexcept {
   return "unknown";
 }
 
+Status::Status(StatusCode code, std::string message, int fi_errno)
+    : code_(code),
+      fi_errno_(fi_errno),
+      message_(message.empty() ? nullptr
+                               : std::make_unique<const std::string>(std::move(message))) {}
+
+Status::Status(const Status& other)
+    : code_(other.code_),
+      fi_errno_(other.fi_errno_),
+      message_(other.message_ ? std::make_unique<const std::string>(*other.message_) : nullptr) {}
+
+Status& Status::operator=(const Status& other) {
+  if (this != &other) {
+    *this = Status(other);
+  }
+  return *this;
+}
+
+const std::string& Status::message() const noexcept {
+  static const std::string no_message;
+  return message_ ? *message_ : no_message;
+}
+
 std::string Status::to_string() const {
   if (ok()) {
     return "ok";
   }
   std::string out(railyard::to_string(code_));
-  if (!message_.empty()) {
+  if (message_) {
     out += ": ";
-    out += message_;
+    out += *message_;
   }
   return out;
 }

@@ -2,6 +2,7 @@
 // than throwing, so one failed message never unwinds a progress loop.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -19,24 +20,33 @@ enum class StatusCode {
 
 [[nodiscard]] std::string_view to_string(StatusCode code) noexcept;
 
+// Every message completes with a Status, so a successful one must cost no more
+// than two integers: the text of a failure lives behind a pointer that stays
+// null until something fails, and moving or destroying an ok Status touches no
+// string.
 class Status {
  public:
-  Status() = default;
+  Status() noexcept = default;
   // fi_errno is the positive libfabric/POSIX error number, when there is one.
-  Status(StatusCode code, std::string message, int fi_errno = 0)
-      : code_(code), fi_errno_(fi_errno), message_(std::move(message)) {}
+  Status(StatusCode code, std::string message, int fi_errno = 0);
+  Status(const Status& other);
+  Status& operator=(const Status& other);
+  Status(Status&& other) noexcept = default;
+  Status& operator=(Status&& other) noexcept = default;
+  ~Status() = default;
 
   [[nodiscard]] bool ok() const noexcept { return code_ == StatusCode::kOk; }
   [[nodiscard]] StatusCode code() const noexcept { return code_; }
   [[nodiscard]] int fi_errno() const noexcept { return fi_errno_; }
-  [[nodiscard]] const std::string& message() const noexcept { return message_; }
+  // Empty when the status carries no text (always so for an ok one).
+  [[nodiscard]] const std::string& message() const noexcept;
   // "ok" or "<code>: <message>".
   [[nodiscard]] std::string to_string() const;
 
  private:
   StatusCode code_ = StatusCode::kOk;
   int fi_errno_ = 0;
-  std::string message_;
+  std::unique_ptr<const std::string> message_;  // null when there is no text
 };
 
 }  // namespace railyard

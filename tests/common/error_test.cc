@@ -44,5 +44,37 @@ TEST(Status, DefaultsToOkAndPrintsCode) {
   EXPECT_EQ(truncated.to_string(), "truncated: too long");
 }
 
+TEST(Status, CopiesAndMovesKeepTheMessage) {
+  const Status original(StatusCode::kUnreachable, "peer 3 went away", FI_ECONNRESET);
+  Status copy(original);
+  EXPECT_EQ(copy.code(), StatusCode::kUnreachable);
+  EXPECT_EQ(copy.fi_errno(), FI_ECONNRESET);
+  EXPECT_EQ(copy.message(), "peer 3 went away");
+  // The copy owns its text: the original's outlives changes to the copy.
+  copy = Status(StatusCode::kCanceled, "canceled by the user");
+  EXPECT_EQ(original.message(), "peer 3 went away");
+  EXPECT_EQ(copy.to_string(), "canceled: canceled by the user");
+
+  Status moved(std::move(copy));
+  EXPECT_EQ(moved.message(), "canceled by the user");
+  Status assigned;
+  assigned = moved;
+  EXPECT_EQ(assigned.to_string(), "canceled: canceled by the user");
+  const Status& same = assigned;
+  assigned = same;  // self-assignment keeps the text
+  EXPECT_EQ(assigned.message(), "canceled by the user");
+  assigned = Status();
+  EXPECT_TRUE(assigned.ok());
+  EXPECT_TRUE(assigned.message().empty());
+}
+
+TEST(Status, AnErrorWithoutTextPrintsItsCode) {
+  const Status timed_out(StatusCode::kTimedOut, "");
+  EXPECT_FALSE(timed_out.ok());
+  EXPECT_TRUE(timed_out.message().empty());
+  EXPECT_EQ(timed_out.to_string(), "timed out");
+  EXPECT_EQ(Status(timed_out).to_string(), "timed out");
+}
+
 }  // namespace
 }  // namespace railyard
