@@ -632,7 +632,7 @@ EndpointCounters Endpoint::counters() const {
   for (const auto& peer : peers_) {
     for (const Path& path : peer->paths) {
       out.paths.push_back(PathTraffic{peer->id.index, path.local_rail, path.remote_rail, path.up,
-                                      path.unacked.size(), path.unacked_bytes, path.health});
+                                      path.unacked.size(), path.unacked.bytes(), path.health});
     }
   }
   return out;

@@ -327,7 +327,7 @@ class Endpoint {
   [[nodiscard]] bool covered_by_failover(PeerId peer, std::size_t rail) const noexcept;
 
   // Rail failover (endpoint_failover.cc). A numbered message is kept
-  // (retain) until an acknowledgement (take_ack) covers it; a receiver
+  // (Path::unacked) until an acknowledgement (take_ack) covers it; a receiver
   // counts the numbered messages that arrive in order on each path
   // (note_arrival) and acknowledges them every few (send_ack), over the
   // path they came by while it is up (reply_path). path_down takes a path
@@ -336,8 +336,6 @@ class Endpoint {
   // and a chunk read or written over it that fails is moved again over them
   // (reread, spread_pull).
   [[nodiscard]] static std::uint32_t next_path_seq(std::uint32_t& sent) noexcept;
-  void retain(Path& path, std::uint32_t path_seq, std::span<const std::byte> message);
-  void recycle(std::vector<std::byte>&& buffer);
   void note_arrival(Peer& peer, const Header& header, std::size_t rail);
   void send_ack(Peer& peer, std::uint8_t sender_rail);
   // Every message to a peer carries an acknowledgement owed to it, if any
@@ -473,10 +471,8 @@ class Endpoint {
   std::uint64_t unexpected_bytes_ = 0;  // every peer's Peer::unexpected_bytes
   std::size_t held_credits_ = 0;        // peers whose credit is held
   std::vector<StripePiece> pieces_;     // scratch for send_eager
-  // Buffers of acknowledged messages, reused for the next kept ones.
-  std::vector<std::vector<std::byte>> spare_buffers_;
-  bool acks_due_ = false;    // some peer is owed a kAck (flush_acks)
-  bool resets_due_ = false;  // some rail has a reset scheduled (reset_rails)
+  bool acks_due_ = false;               // some peer is owed a kAck (flush_acks)
+  bool resets_due_ = false;             // some rail has a reset scheduled (reset_rails)
   std::chrono::steady_clock::time_point next_path_check_{};
   std::uint64_t probe_nonce_ = 0;
   std::uint32_t reset_notices_sent_ = 0;  // numbers them (RailResetNotice::number)

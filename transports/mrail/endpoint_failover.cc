@@ -23,9 +23,6 @@ namespace {
 // measurable), and at once after kAckNow.
 constexpr std::uint32_t kAckEvery = 16;
 constexpr std::uint32_t kAckNow = 64;
-// Kept message buffers recycled instead of freed, so steady traffic keeps
-// allocating nothing.
-constexpr std::size_t kSpareBuffers = 256;
 
 // The rare paths of the per-message code below, out of line so that the
 // common case runs in functions that save few registers.
@@ -54,23 +51,6 @@ std::uint32_t Endpoint::next_path_seq(std::uint32_t& sent) noexcept {
     ++sent;  // 0 marks a message as unnumbered
   }
   return sent;
-}
-
-void Endpoint::retain(Path& path, std::uint32_t path_seq, std::span<const std::byte> message) {
-  RetainedMessage& kept = path.unacked.emplace_back();
-  kept.path_seq = path_seq;
-  if (!spare_buffers_.empty()) {
-    kept.bytes = std::move(spare_buffers_.back());
-    spare_buffers_.pop_back();
-  }
-  kept.bytes.assign(message.begin(), message.end());
-  path.unacked_bytes += message.size();
-}
-
-void Endpoint::recycle(std::vector<std::byte>&& buffer) {
-  if (spare_buffers_.size() < kSpareBuffers) {
-    spare_buffers_.push_back(std::move(buffer));
-  }
 }
 
 void Endpoint::note_arrival(Peer& peer, const Header& header, std::size_t rail) {
@@ -174,11 +154,7 @@ bool Endpoint::take_ack(Peer& peer, std::uint8_t path_rail, std::uint8_t epoch, 
     drop(rail, ack_beyond_sent(peer, acked, path_rail, path.sent));
     return false;
   }
-  while (!path.unacked.empty() && !seq_before(acked, path.unacked.front().path_seq)) {
-    path.unacked_bytes -= path.unacked.front().bytes.size();
-    recycle(std::move(path.unacked.front().bytes));
-    path.unacked.pop_front();
-  }
+  path.unacked.release_through(acked);
   return true;
 }
 
@@ -444,7 +420,7 @@ void Endpoint::path_down(Peer& peer, std::size_t index, std::string_view reason)
   path.next_retry = std::chrono::steady_clock::now() + options_.rail_retry;
   set_live_paths(peer, std::move(up));
   const std::uint64_t resent_messages = path.unacked.size();
-  const std::uint64_t resent_bytes = path.unacked_bytes;
+  const std::uint64_t resent_bytes = path.unacked.bytes();
   log::warn(
       "multi-rail endpoint {:016x}: path {} to peer {} (our rail {} {} -> its rail {}) is down: "
       "{}; {} unacknowledged messages ({} bytes) go again over the {} path(s) left",
@@ -487,7 +463,7 @@ void Endpoint::path_down(Peer& peer, std::size_t index, std::string_view reason)
   queue = std::move(stay);
   // Messages it carried that the peer has not acknowledged: the peer drops
   // those it had after all.
-  for (auto& kept : path.unacked) {
+  path.unacked.for_each([&](const RetainedMessage& kept) {
     Outgoing out;
     std::string error;
     (void)decode_header(kept.bytes, out.header, error);  // encoded here: cannot fail
@@ -495,10 +471,8 @@ void Endpoint::path_down(Peer& peer, std::size_t index, std::string_view reason)
     out.peer = peer.id;
     out.body.assign(kept.bytes.begin() + kHeaderSize, kept.bytes.end());
     reroute(std::move(out));
-    recycle(std::move(kept.bytes));
-  }
+  });
   path.unacked.clear();
-  path.unacked_bytes = 0;
   path.health.messages_resent += resent_messages;
   path.health.bytes_resent += resent_bytes;
   rescue_pulls(peer, path);

@@ -286,7 +286,7 @@ void Endpoint::emit(std::size_t rail_index, Header& header, RailPeer destination
   // Kept once it has left, off the message's path (the scratch and the send
   // buffer still hold it), and before a failed post hands it to failover.
   if (numbered_on != nullptr) {
-    retain(*numbered_on, header.path_seq, std::span<const std::byte>(out, length));
+    numbered_on->unacked.push(header.path_seq, std::span<const std::byte>(out, length));
   }
   if (!posted.ok()) {
     // Every message to a peer is one it counts on (a numbered fragment, a

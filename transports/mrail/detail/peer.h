@@ -16,20 +16,13 @@
 #include "railyard/transports/mrail/counters.h"
 #include "railyard/transports/mrail/detail/inbound_message.h"
 #include "railyard/transports/mrail/detail/reorder_buffer.h"
+#include "railyard/transports/mrail/detail/retained_queue.h"
 #include "railyard/transports/mrail/peer_id.h"
 #include "railyard/transports/mrail/request.h"
 #include "railyard/transports/mrail/stripe_plan.h"
 #include "railyard/transports/rail/rail.h"
 
 namespace railyard::mrail {
-
-// A numbered message kept, header and payload as they went on the wire,
-// until the peer acknowledges it, to be resent over another path if its own
-// fails (rail failover, docs/architecture.md).
-struct RetainedMessage {
-  std::uint32_t path_seq = 0;
-  std::vector<std::byte> bytes;
-};
 
 // What a receiver knows of a path by which a peer sends to it, named by the
 // peer's rail (Header::path_rail): the numbered messages that have arrived
@@ -94,8 +87,7 @@ struct Path {
   std::uint8_t epoch = 0;
   std::uint32_t sent = 0;  // the path_seq of the last numbered message put on it
   // Numbered messages not yet acknowledged, oldest first.
-  std::deque<RetainedMessage> unacked;
-  std::uint64_t unacked_bytes = 0;
+  RetainedQueue unacked;
   PathHealth health;  // counters
   // Signs of life from the peer over this path: messages arriving on its
   // local rail, reads over it completing (counted, not timed, on the fast

@@ -1,0 +1,39 @@
+#include "railyard/transports/mrail/detail/retained_queue.h"
+
+#include <utility>
+
+namespace railyard::mrail {
+
+void RetainedQueue::grow() {
+  // Doubles the ring, the messages kept moving to its start in order (their
+  // buffers move, not their bytes).
+  std::vector<RetainedMessage> larger(slots_.empty() ? kKeptSlots / 4 : slots_.size() * 2);
+  for (std::size_t i = 0; i < count_; ++i) {
+    larger[i] = std::move(slots_[(head_ + i) & (slots_.size() - 1)]);
+  }
+  slots_ = std::move(larger);
+  head_ = 0;
+}
+
+void RetainedQueue::shrink() noexcept {
+  // Called once empty, so no message moves; the slots beyond kKeptSlots go
+  // with their buffers.
+  slots_.resize(kKeptSlots);
+  head_ = 0;
+}
+
+void RetainedQueue::clear() noexcept {
+  count_ = 0;
+  bytes_ = 0;
+  for (RetainedMessage& slot : slots_) {
+    if (slot.bytes.capacity() > kKeptCapacity) {
+      std::vector<std::byte>().swap(slot.bytes);
+    }
+  }
+  if (slots_.size() > kKeptSlots) {
+    shrink();
+  }
+  head_ = 0;
+}
+
+}  // namespace railyard::mrail
