@@ -13,7 +13,7 @@ namespace {
 std::vector<std::byte> message_of(std::size_t size, std::uint32_t seed) {
   std::vector<std::byte> bytes(size);
   for (std::size_t i = 0; i < size; ++i) {
-    bytes[i] = static_cast<std::byte>((seed * 131 + i) & 0xff);
+    bytes[i] = static_cast<std::byte>((std::size_t{seed} * 131 + i) & 0xff);
   }
   return bytes;
 }
@@ -83,10 +83,16 @@ TEST(RetainedQueue, GrowsInOrderWhileTheRingIsWrapped) {
   }
   EXPECT_EQ(kept(queue, 64), expected);
   EXPECT_EQ(queue.bytes(), 64U * expected.size());
-  // Acknowledged in steps, then all: the ring shrinks back and goes on.
-  queue.release_through(acked += 50);
+  // Acknowledged in steps, then all: a trim while messages are kept keeps
+  // them; once empty, the ring shrinks back and goes on.
+  queue.release_through(acked + 50);
   EXPECT_EQ(queue.size(), expected.size() - 50);
+  queue.trim();
+  expected.erase(expected.begin(), expected.begin() + 50);
+  EXPECT_EQ(kept(queue, 64), expected);
   queue.release_through(next - 1);
+  EXPECT_TRUE(queue.empty());
+  queue.trim();
   EXPECT_TRUE(queue.empty());
   for (int i = 0; i < 3; ++i) {
     queue.push(next, message_of(64, next));
@@ -112,6 +118,38 @@ TEST(RetainedQueue, ASlotReusedForALongerMessageHoldsAllOfIt) {
   }
 }
 
+TEST(RetainedQueue, AQuietPathHoldsLittleOnceTrimmed) {
+  // What a quiet queue may hold: kKeptSlots slots, each with a buffer of at
+  // most kKeptCapacity.
+  constexpr std::uint64_t kQuietBound =
+      RetainedQueue::kKeptSlots * (sizeof(RetainedMessage) + RetainedQueue::kKeptCapacity);
+  RetainedQueue queue;
+  SeqNum seq = 1;
+  constexpr std::size_t kLarge = std::size_t{16} * 1024;
+  // A burst of large messages: the buffers stay while it is acknowledged
+  // (the next burst reuses them) and while a trim finds messages kept.
+  for (int i = 0; i < 200; ++i, ++seq) {
+    queue.push(seq, message_of(kLarge, seq));
+  }
+  queue.release_through(seq - 2);
+  queue.trim();
+  EXPECT_GT(queue.held_bytes(), 100 * kLarge);
+  EXPECT_EQ(kept(queue, kLarge), (std::vector<SeqNum>{seq - 1}));
+  queue.release_through(seq - 1);
+  EXPECT_GT(queue.held_bytes(), 100 * kLarge);
+  queue.trim();
+  EXPECT_LE(queue.held_bytes(), kQuietBound);
+  // Small messages keep their buffers across a trim, and still fit.
+  for (int i = 0; i < 10; ++i, ++seq) {
+    queue.push(seq, message_of(1000, seq));
+  }
+  queue.release_through(seq - 1);
+  const std::uint64_t small_held = queue.held_bytes();
+  queue.trim();
+  EXPECT_EQ(queue.held_bytes(), small_held);
+  EXPECT_LE(small_held, kQuietBound);
+}
+
 TEST(RetainedQueue, ClearDropsEverythingAndStartsAgain) {
   RetainedQueue queue;
   for (SeqNum seq = 1; seq <= 100; ++seq) {
@@ -120,6 +158,8 @@ TEST(RetainedQueue, ClearDropsEverythingAndStartsAgain) {
   queue.clear();
   EXPECT_TRUE(queue.empty());
   EXPECT_EQ(queue.bytes(), 0U);
+  EXPECT_LE(queue.held_bytes(),
+            RetainedQueue::kKeptSlots * (sizeof(RetainedMessage) + RetainedQueue::kKeptCapacity));
   int visited = 0;
   queue.for_each([&](const RetainedMessage&) { ++visited; });
   EXPECT_EQ(visited, 0);

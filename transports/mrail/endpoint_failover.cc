@@ -209,6 +209,7 @@ void Endpoint::check_paths() {
       if (path.quiet_since == std::chrono::steady_clock::time_point{}) {
         path.quiet_since = now;  // a path this check has not seen before
       }
+      path.unacked.trim();
       const bool pending =
           !path.unacked.empty() || path.pull_bytes_in_flight != 0 || awaited[peer.id.index];
       if (path.activity != path.activity_seen || !pending || fresh_start) {

@@ -16,24 +16,33 @@ void RetainedQueue::grow() {
 }
 
 void RetainedQueue::shrink() noexcept {
-  // Called once empty, so no message moves; the slots beyond kKeptSlots go
-  // with their buffers.
-  slots_.resize(kKeptSlots);
+  // Called once empty, so no message moves.
+  if (oversized_) {
+    for (RetainedMessage& slot : slots_) {
+      if (slot.bytes.capacity() > kKeptCapacity) {
+        std::vector<std::byte>().swap(slot.bytes);
+      }
+    }
+    oversized_ = false;
+  }
+  if (slots_.size() > kKeptSlots) {
+    slots_.resize(kKeptSlots);
+  }
   head_ = 0;
+}
+
+std::uint64_t RetainedQueue::held_bytes() const noexcept {
+  std::uint64_t held = slots_.capacity() * sizeof(RetainedMessage);
+  for (const RetainedMessage& slot : slots_) {
+    held += slot.bytes.capacity();
+  }
+  return held;
 }
 
 void RetainedQueue::clear() noexcept {
   count_ = 0;
   bytes_ = 0;
-  for (RetainedMessage& slot : slots_) {
-    if (slot.bytes.capacity() > kKeptCapacity) {
-      std::vector<std::byte>().swap(slot.bytes);
-    }
-  }
-  if (slots_.size() > kKeptSlots) {
-    shrink();
-  }
-  head_ = 0;
+  shrink();
 }
 
 }  // namespace railyard::mrail

@@ -5,10 +5,10 @@
 //
 // Every numbered message passes through here, so keeping one must not cost an
 // allocation: the queue is a ring of slots whose buffers outlive the messages
-// in them. A slot keeps its buffer for the next message when the buffer is
-// small (kKeptCapacity); larger ones are freed as they are acknowledged, and
-// a ring that a burst grew beyond kKeptSlots shrinks back once it empties, so
-// what a quiet path holds stays bounded.
+// in them, so a busy path holds about its peak of unacknowledged bytes. Once
+// it is found empty (trim), the buffers above kKeptCapacity are freed and a
+// ring that a burst grew beyond kKeptSlots shrinks back, so what a quiet
+// path holds stays bounded.
 #pragma once
 
 #include <cstddef>
@@ -34,6 +34,8 @@ class RetainedQueue {
   [[nodiscard]] std::size_t size() const noexcept { return count_; }
   // The payload and header bytes of the messages kept.
   [[nodiscard]] std::uint64_t bytes() const noexcept { return bytes_; }
+  // What the queue holds in memory, kept or not: its slots and their buffers.
+  [[nodiscard]] std::uint64_t held_bytes() const noexcept;
 
   // Keeps a copy of `message`, numbered `path_seq`, as the newest.
   void push(SeqNum path_seq, std::span<const std::byte> message) {
@@ -45,6 +47,7 @@ class RetainedQueue {
     slot.bytes.assign(message.begin(), message.end());
     bytes_ += message.size();
     ++count_;
+    oversized_ |= message.size() > kKeptCapacity;
   }
 
   // Drops the messages numbered up to and including `acked`.
@@ -55,13 +58,17 @@ class RetainedQueue {
         return;
       }
       bytes_ -= oldest.bytes.size();
-      if (oldest.bytes.capacity() > kKeptCapacity) [[unlikely]] {
-        std::vector<std::byte>().swap(oldest.bytes);
-      }
       head_ = (head_ + 1) & (slots_.size() - 1);
       --count_;
     }
-    if (count_ == 0 && slots_.size() > kKeptSlots) [[unlikely]] {
+  }
+
+  // If empty, frees the buffers above kKeptCapacity and shrinks a ring that
+  // a burst grew past kKeptSlots back to them. Called by the path watch
+  // (Endpoint::check_paths), not as messages are acknowledged: a stream of
+  // bursts would free and allocate them every time.
+  void trim() noexcept {
+    if (count_ == 0 && (oversized_ || slots_.size() > kKeptSlots)) [[unlikely]] {
       shrink();
     }
   }
@@ -85,6 +92,7 @@ class RetainedQueue {
   std::size_t head_ = 0;                // the oldest message's slot
   std::size_t count_ = 0;
   std::uint64_t bytes_ = 0;
+  bool oversized_ = false;  // some slot may hold a buffer above kKeptCapacity
 };
 
 }  // namespace railyard::mrail
