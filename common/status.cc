@@ -32,16 +32,8 @@ Status::Status(StatusCode code, std::string message, int fi_errno)
       message_(message.empty() ? nullptr
                                : std::make_unique<const std::string>(std::move(message))) {}
 
-Status::Status(const Status& other)
-    : code_(other.code_),
-      fi_errno_(other.fi_errno_),
-      message_(other.message_ ? std::make_unique<const std::string>(*other.message_) : nullptr) {}
-
-Status& Status::operator=(const Status& other) {
-  if (this != &other) {
-    *this = Status(other);
-  }
-  return *this;
+std::unique_ptr<const std::string> Status::copy_text(const std::string& text) {
+  return std::make_unique<const std::string>(text);
 }
 
 const std::string& Status::message() const noexcept {

@@ -29,8 +29,19 @@ class Status {
   Status() noexcept = default;
   // fi_errno is the positive libfabric/POSIX error number, when there is one.
   Status(StatusCode code, std::string message, int fi_errno = 0);
-  Status(const Status& other);
-  Status& operator=(const Status& other);
+  // Copies are on the data path too (a request's status handed to its
+  // caller): inline, and the text copied out of line only when there is one.
+  Status(const Status& other)
+      : code_(other.code_),
+        fi_errno_(other.fi_errno_),
+        message_(other.message_ ? copy_text(*other.message_) : nullptr) {}
+  Status& operator=(const Status& other) {
+    code_ = other.code_;
+    fi_errno_ = other.fi_errno_;
+    // The copy is made before the old text goes: self-assignment keeps it.
+    message_ = other.message_ ? copy_text(*other.message_) : nullptr;
+    return *this;
+  }
   Status(Status&& other) noexcept = default;
   Status& operator=(Status&& other) noexcept = default;
   ~Status() = default;
@@ -44,6 +55,8 @@ class Status {
   [[nodiscard]] std::string to_string() const;
 
  private:
+  static std::unique_ptr<const std::string> copy_text(const std::string& text);
+
   StatusCode code_ = StatusCode::kOk;
   int fi_errno_ = 0;
   std::unique_ptr<const std::string> message_;  // null when there is no text
