@@ -94,6 +94,27 @@ void print_table(const std::vector<SubjectResult>& results, const std::vector<st
   std::cout << "#\n";
 }
 
+// How many of each subject's launches ran in the slow state (see
+// slow_launches), so a reader can tell a subject's slow rounds from the
+// machine's.
+constexpr double kSlowLaunchFactor = 1.2;
+
+void print_slow_launches(const std::vector<SubjectResult>& results) {
+  std::string line;
+  for (const auto& result : results) {
+    const SlowLaunches launches = slow_launches(result, kSlowLaunchFactor);
+    if (result.error.empty() && launches.measured != 0) {
+      line += fmt::format("{}{} {}/{}", line.empty() ? "" : ", ", result.name, launches.slow,
+                          launches.measured);
+    }
+  }
+  if (!line.empty()) {
+    std::cout << fmt::format(
+        "# Slow launches (latency above {}x the subject's lowest at most sizes): {}\n#\n",
+        kSlowLaunchFactor, line);
+  }
+}
+
 // min, mean and where the min is, of numerator/denominator over a size range.
 struct RatioSummary {
   double min = 0;
@@ -520,6 +541,7 @@ int run(int argc, char** argv) {
     print_table(
         medians, settings.sizes, "Latency (us, half round trip; the median of the rounds)",
         [](const Measurement& row) { return row.latency_us; }, 2);
+    print_slow_launches(results);
   }
 
   std::cout << "# Ratios (same run)\n";

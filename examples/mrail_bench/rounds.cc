@@ -117,4 +117,29 @@ std::optional<double> paired_latency_ratio(const std::vector<const SubjectResult
   return tools::median(ratios);
 }
 
+SlowLaunches slow_launches(const SubjectResult& combined, double factor) {
+  SlowLaunches out;
+  for (const auto& rows : combined.round_rows) {
+    std::size_t sizes = 0;
+    std::size_t slow_sizes = 0;
+    for (const auto& row : rows) {
+      const Measurement* lowest = row_for(combined, row.size);
+      if (row.latency_us <= 0 || lowest == nullptr || lowest->latency_us <= 0) {
+        continue;
+      }
+      ++sizes;
+      if (row.latency_us > factor * lowest->latency_us) {
+        ++slow_sizes;
+      }
+    }
+    if (sizes != 0) {
+      ++out.measured;
+      if (2 * slow_sizes > sizes) {
+        ++out.slow;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace railyard::bench

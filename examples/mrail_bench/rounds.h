@@ -1,6 +1,7 @@
 // One subject's figures over several interleaved rounds.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -46,5 +47,20 @@ namespace railyard::bench {
 [[nodiscard]] std::optional<double> paired_latency_ratio(
     const std::vector<const SubjectResult*>& numerators, const SubjectResult& denominator,
     std::uint64_t size);
+
+// The launches of a subject that ran in the slow state. On this machine a
+// launch of any subject, Open MPI's and the raw rail's included, sometimes
+// runs every round trip about 2 us slower, for its whole life (where the
+// scheduler put the two hosts' processes; binding them does not prevent
+// it: docs/benchmarks.md, sessions 43 and 50). A round counts as slow when
+// its latency is above `factor` times the subject's lowest at more than
+// half of the sizes it measured; `measured` counts the rounds with any
+// latency. A subject with more slow launches than the others would point
+// at the subject; the same share as the others, at the machine.
+struct SlowLaunches {
+  std::size_t slow = 0;
+  std::size_t measured = 0;
+};
+[[nodiscard]] SlowLaunches slow_launches(const SubjectResult& combined, double factor);
 
 }  // namespace railyard::bench

@@ -116,5 +116,37 @@ TEST(CombineRounds, ASubjectThatFailedInEveryRoundIsFailed) {
   EXPECT_TRUE(combined[0].rows.empty());
 }
 
+// One round's latencies at 8 B and 1 KiB.
+SubjectResult latencies_of(const char* name, double latency_8, double latency_1k) {
+  SubjectResult out;
+  out.name = name;
+  out.rows.push_back(Measurement{8, latency_8, 2.0});
+  out.rows.push_back(Measurement{1024, latency_1k, 200.0});
+  out.rows.push_back(Measurement{65536, -1, 477.0});
+  return out;
+}
+
+TEST(SlowLaunches, CountsTheRoundsSlowAtMostSizes) {
+  const auto combined = combine_rounds({{latencies_of("raw", 5.6, 6.0)},
+                                        {latencies_of("raw", 7.6, 8.3)},  // slow at both
+                                        {latencies_of("raw", 5.7, 8.2)},  // at one of two
+                                        {failed("raw", "crashed")},
+                                        {latencies_of("raw", 5.9, 6.1)},
+                                        {latencies_of("raw", 6.8, 7.3)}});  // at both
+  const SlowLaunches launches = slow_launches(combined.at(0), 1.2);
+  EXPECT_EQ(launches.measured, 5U);
+  EXPECT_EQ(launches.slow, 2U);
+  // A looser threshold counts only the slowest.
+  EXPECT_EQ(slow_launches(combined.at(0), 1.3).slow, 1U);
+}
+
+TEST(SlowLaunches, ASubjectWithoutLatencyHasNoLaunchesToJudge) {
+  const auto combined =
+      combine_rounds({{round_of("parallel", -1, 478.0)}, {round_of("parallel", -1, 477.0)}});
+  const SlowLaunches launches = slow_launches(combined.at(0), 1.2);
+  EXPECT_EQ(launches.measured, 0U);
+  EXPECT_EQ(launches.slow, 0U);
+}
+
 }  // namespace
 }  // namespace railyard::bench
