@@ -5,8 +5,8 @@
 namespace railyard::mrail {
 
 void RetainedQueue::grow() {
-  // Doubles the ring, the messages kept moving to its start in order (their
-  // buffers move, not their bytes).
+  // Doubles the ring (from 8 slots), the messages kept moving to its start
+  // in order (their buffers move, not their bytes).
   std::vector<RetainedMessage> larger(slots_.empty() ? kKeptSlots / 4 : slots_.size() * 2);
   for (std::size_t i = 0; i < count_; ++i) {
     larger[i] = std::move(slots_[(head_ + i) & (slots_.size() - 1)]);
@@ -27,6 +27,10 @@ void RetainedQueue::shrink() noexcept {
   }
   if (slots_.size() > kKeptSlots) {
     slots_.resize(kKeptSlots);
+    // resize keeps the larger ring's storage; giving it back is what bounds a
+    // quiet path. (libstdc++'s shrink_to_fit keeps the old storage, rather
+    // than throwing, if the smaller one cannot be allocated.)
+    slots_.shrink_to_fit();
   }
   head_ = 0;
 }
