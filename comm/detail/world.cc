@@ -6,6 +6,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <system_error>
 
 #include "railyard/comm/detail/rank_rails.h"
 #include "railyard/comm/detail/shared_memory.h"
@@ -124,6 +125,19 @@ World::~World() {
   // still reads a message from them (a rendezvous, the last eager bytes).
   if (!bootstrap_->failure()) {
     try {
+      // The barrier moves no message, but what this rank sent last may
+      // still need its progress (a connection being set up, a send the
+      // provider queued: a send is done once its payload is copied out), and
+      // a peer still receiving it holds the barrier up. Without a thread
+      // progressing the endpoint already, one does until every rank is in.
+      std::unique_ptr<ProgressThread> leaving;
+      if (!progress_thread_) {
+        try {
+          leaving = std::make_unique<ProgressThread>(*endpoint_);
+        } catch (const std::system_error& error) {
+          log::warn("rank {}: leaving without progress: {}", rank(), error.what());
+        }
+      }
       bootstrap_->barrier(setup_timeout_);
     } catch (const std::exception& error) {
       log::warn("rank {}: leaving without the others: {}", rank(), error.what());
