@@ -403,6 +403,43 @@ TEST(Endpoint, SendsBeyondTheWindowWaitForCreditAndAllArrive) {
   EXPECT_GT(group[1].counters().credit_messages, 0U);
 }
 
+// An eager send is done with the caller's buffer once its fragments are
+// copied into send buffers, as an inject is: its request finishes as it is
+// posted, before any progress reads the send buffers' completions (a
+// blocking send then returns without polling for them), and what arrives
+// is what the buffer held then, whatever the caller writes into it after.
+TEST(Endpoint, AnEagerSendFinishesOnceItsFragmentsAreCopiedOut) {
+  auto options = endpoint_options(1, kFixed);
+  options.background_progress = false;  // nothing completes behind the test's back
+  EndpointGroup group({options, options});
+  // Larger than any provider's inject, up to three fragments (rxm's 16 KiB).
+  const std::vector<std::size_t> sizes{256, kKiB, 8 * kKiB, 30 * kKiB};
+  std::vector<std::vector<std::byte>> out;
+  std::vector<std::vector<std::byte>> in;
+  std::vector<Request> sends(sizes.size());
+  std::vector<Request> recvs(sizes.size());
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    out.emplace_back(sizes[i]);
+    in.emplace_back(sizes[i]);
+    fill_pattern(out[i], i + 1);
+    ASSERT_LE(sizes[i], options.eager_limit);
+    ASSERT_TRUE(group[0].send(sends[i], group.ids[0][1], out[i].data(), sizes[i], 7).ok());
+    EXPECT_TRUE(sends[i].done()) << "a " << sizes[i] << "-byte eager send waited for progress";
+    EXPECT_TRUE(sends[i].status().ok()) << sends[i].status().to_string();
+    std::fill(out[i].begin(), out[i].end(), std::byte{0xEE});
+  }
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    ASSERT_TRUE(group[1].recv(recvs[i], kAnySource, in[i].data(), sizes[i], 7).ok());
+  }
+  ASSERT_TRUE(group.run_until([&] {
+    return std::all_of(recvs.begin(), recvs.end(), [](const Request& r) { return r.done(); });
+  }));
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    ASSERT_TRUE(recvs[i].status().ok()) << recvs[i].status().to_string();
+    EXPECT_EQ(first_mismatch(in[i], i + 1), std::nullopt) << sizes[i] << " bytes";
+  }
+}
+
 // Every message carries its sender's grant, so a ping-pong far longer than
 // the window returns every credit on the replies: no credit message goes,
 // and no send waits for one.

@@ -268,17 +268,24 @@ void Endpoint::emit(std::size_t rail_index, Header& header, RailPeer destination
     state.traffic.bytes_sent += payload_length;
   }
   Status posted;
-  bool slot_held = false;
+  // An eager fragment is done with its request's buffer once it is copied
+  // out, as an inject is: its piece is done now, not at the send buffer's
+  // completion, so a blocking send returns without polling for that
+  // completion (docs/benchmarks.md, session 51). Its send buffer's failure
+  // still fails the peer, or goes by failover (on_sent). An RTS's piece
+  // waits for its completion: the FIN follows it.
+  bool owner_waits = false;
   if (injected) {
     posted = rail.inject(destination, ConstBuffer{out, length, nullptr});
   } else {
     state.free_slots.pop_back();
-    slot->owner = owner;
+    owner_waits = owner != nullptr && header.type != MessageType::kEager;
+    slot->owner = owner_waits ? owner : nullptr;
     slot->peer = peer_id;
     posted = rail.post_send(*slot, destination,
                             ConstBuffer{out, length, state.send_region.descriptor()});
-    slot_held = posted.ok();
-    if (!slot_held) {
+    if (!posted.ok()) {
+      owner_waits = false;
       slot->owner = nullptr;
       state.free_slots.push_back(slot);
     }
@@ -298,7 +305,7 @@ void Endpoint::emit(std::size_t rail_index, Header& header, RailPeer destination
       posted = Status();
     }
   }
-  if (owner != nullptr && !slot_held) {
+  if (owner != nullptr && !owner_waits) {
     piece_done(*owner, posted);
   }
 }
