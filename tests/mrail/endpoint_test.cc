@@ -412,7 +412,7 @@ TEST(Endpoint, AnEagerSendFinishesOnceItsFragmentsAreCopiedOut) {
   auto options = endpoint_options(1, kFixed);
   options.background_progress = false;  // nothing completes behind the test's back
   EndpointGroup group({options, options});
-  // Larger than any provider's inject, up to three fragments (rxm's 16 KiB).
+  // Larger than any provider's inject; 30 KiB is two fragments where they are 16 KiB (ofi_rxm).
   const std::vector<std::size_t> sizes{256, kKiB, 8 * kKiB, 30 * kKiB};
   std::vector<std::vector<std::byte>> out;
   std::vector<std::vector<std::byte>> in;
