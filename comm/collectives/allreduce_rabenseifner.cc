@@ -1,14 +1,22 @@
 // Allreduce as Rabenseifner's: a reduce-scatter by recursive halving, then
 // an allgather by recursive doubling. Ranks past the largest power of two
 // p' fold into a neighbour first and get the result back at the end (as in
-// recursive doubling). Among the p' members, at distance p'/2, p'/4, ..., 1
+// recursive doubling). Among the p' members, at distance 1, 2, ..., p'/2
 // a member keeps one half of its window of blocks, sends the other half to
 // its partner and reduces the partner's copy of its own half into it; after
-// log2 p' steps member m holds block m reduced over every rank, and the
-// same steps backwards hand every block to every member. 2 log2 p' steps
-// moving 2(p'-1)/p' of the vector: the ring's volume in fewer steps, for
-// medium vectors. Each block is reduced by one member only, so every rank
-// gets the same bits. Any p.
+// log2 p' steps each member holds one block reduced over every rank, and
+// the same steps backwards hand every block to every member. 2 log2 p'
+// steps moving 2(p'-1)/p' of the vector: the ring's volume in fewer steps,
+// for medium vectors. Each block is reduced by one member only, so every
+// rank gets the same bits. Any p.
+//
+// The nearest partner goes first, as in Open MPI's reduce-scatter +
+// allgather: the first step moves half the vector, the last a p'-th of it.
+// Launchers number the ranks of a host one after another (mpirun by slot,
+// srun by block), so the halves cross within a host and only the small
+// steps cross the network: on 2 hosts of 2 ranks each host sends the
+// vector once each way, where the farthest partner first had it send the
+// vector twice.
 #include <array>
 #include <cstring>
 #include <vector>
@@ -58,7 +66,7 @@ CollectiveTask allreduce_rabenseifner(Channel channel, CollectiveArgs args) {
   // window for the way back.
   std::vector<Window> parents;
   Window mine{0, members};
-  for (std::size_t distance = members / 2; distance >= 1; distance /= 2) {
+  for (std::size_t distance = 1; distance < members; distance *= 2) {
     const int partner = doubling.rank_of(static_cast<int>(member ^ distance));
     const std::size_t middle = mine.lo + (mine.hi - mine.lo) / 2;
     const bool lower = (member & distance) == 0;
@@ -82,9 +90,9 @@ CollectiveTask allreduce_rabenseifner(Channel channel, CollectiveArgs args) {
     parents.push_back(mine);
     mine = keep;
   }
-  // Allgather by recursive doubling: the same pairs, in reverse order.
+  // Allgather: the same pairs, in reverse order (the farthest first).
   for (std::size_t step = parents.size(); step-- > 0;) {
-    const auto distance = std::size_t{1} << (parents.size() - 1 - step);
+    const auto distance = std::size_t{1} << step;
     const int partner = doubling.rank_of(static_cast<int>(member ^ distance));
     const Window parent = parents[step];
     const std::size_t middle = parent.lo + (parent.hi - parent.lo) / 2;

@@ -288,6 +288,48 @@ TEST(SplitRail, UnevenHostsFallBackToTheFlatAllreduce) {
       CommunicatorOptions{}, host_of));
 }
 
+// Bytes a rank moved over the network rails: what it sent, and what it read
+// (a rendezvous message's data is counted once, by the rank that reads it).
+std::uint64_t network_bytes(const Communicator& comm) {
+  std::uint64_t bytes = 0;
+  for (const auto& rail : comm.counters().rails) {
+    if (!rail.host_only) {
+      bytes += rail.rail.bytes_sent + rail.rail.bytes_read + rail.rail.bytes_written;
+    }
+  }
+  return bytes;
+}
+
+// Rabenseifner's halving takes the nearest partner first. On 2 hosts x 2
+// ranks numbered host by host (as launchers number them), the halves of the
+// vector then cross within each host and only quarters cross the network:
+// each rank moves half the vector over the network rails. The farthest
+// partner first had each move the whole vector.
+TEST(Rabenseifner, OnTwoHostsOfTwoRanksOnlyQuartersOfTheVectorCrossTheNetwork) {
+  constexpr std::size_t kCount = std::size_t{1} << 19;  // 2 MiB of floats
+  constexpr std::uint64_t kBytes = kCount * sizeof(float);
+  expect_clean(run_ranks(
+      4,
+      [&](Communicator& comm) {
+        ASSERT_EQ(comm.host_count(), 2);
+        std::vector<float> data(kCount);
+        for (std::size_t i = 0; i < kCount; ++i) {
+          data[i] = value(comm.rank(), i);
+        }
+        const std::uint64_t before = network_bytes(comm);
+        allreduce(comm, kInPlace, data.data(), kCount, DataType::kFloat32, ReduceOp::kSum,
+                  CollectiveOptions{"rabenseifner"});
+        const std::uint64_t moved = network_bytes(comm) - before;
+        EXPECT_GE(moved, kBytes / 2) << "rank " << comm.rank();
+        EXPECT_LT(moved, kBytes * 3 / 4) << "rank " << comm.rank();
+        for (std::size_t i = 0; i < kCount; ++i) {
+          ASSERT_EQ(data[i], value(0, i) + value(1, i) + value(2, i) + value(3, i))
+              << "element " << i;
+        }
+      },
+      CommunicatorOptions{}, [](int rank) { return rank / 2; }));
+}
+
 // Random floats, whose sum depends on the order of adding: every rank must
 // still get the same bits.
 TEST_P(AllreduceAlgorithm, FloatResultsAreBitwiseEqualOnEveryRank) {
