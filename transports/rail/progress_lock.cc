@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <ctime>
+#include <mutex>
 
 #include "railyard/common/detail/unique_fd.h"
 
@@ -34,47 +35,14 @@ timespec to_timespec(std::chrono::nanoseconds timeout) {
 
 }  // namespace
 
-void ProgressLock::lock() {
-  if (held_by_me()) {
-    ++depth_;
-    return;
+void ProgressLock::wait_for_word() noexcept {
+  contenders_.fetch_add(1, std::memory_order_relaxed);
+  // The word stays kHeldWaitedFor while this thread holds it even if no
+  // other thread waits: one needless wake-up at most, never a lost one.
+  while (word_.exchange(kHeldWaitedFor, std::memory_order_acquire) != kFree) {
+    word_.wait(kHeldWaitedFor, std::memory_order_relaxed);
   }
-  if (!mutex_.try_lock()) {
-    contenders_.fetch_add(1, std::memory_order_relaxed);
-    mutex_.lock();
-    contenders_.fetch_sub(1, std::memory_order_relaxed);
-  }
-  take();
-}
-
-bool ProgressLock::try_lock() noexcept {
-  if (held_by_me()) {
-    ++depth_;
-    return true;
-  }
-  if (!mutex_.try_lock()) {
-    return false;
-  }
-  take();
-  return true;
-}
-
-void ProgressLock::unlock() noexcept {
-  if (--depth_ == 0) {
-    owner_.store(std::thread::id(), std::memory_order_relaxed);
-    mutex_.unlock();
-  }
-}
-
-void ProgressLock::take() noexcept {
-  owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
-  depth_ = 1;
-}
-
-void ProgressLock::release() noexcept {
-  depth_ = 0;
-  owner_.store(std::thread::id(), std::memory_order_relaxed);
-  mutex_.unlock();
+  contenders_.fetch_sub(1, std::memory_order_relaxed);
 }
 
 void ProgressLock::hand_over() {

@@ -13,13 +13,17 @@
 // Recursive, as the endpoint's calls nest (a wait's predicate may call
 // into the endpoint); a thread holding it more than once keeps it while it
 // sleeps, as a plain mutex would.
+//
+// Every message takes it about twice on each side, nearly always
+// uncontended, so taking and giving it up are inline and cost one atomic
+// operation each; only a thread that finds it held leaves the header, to
+// block on the lock word (a futex through std::atomic::wait).
 #pragma once
 
 #include <poll.h>
 
 #include <atomic>
 #include <chrono>
-#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -35,9 +39,34 @@ class ProgressLock {
   ProgressLock& operator=(ProgressLock&&) = delete;
 
   // Lockable, recursive.
-  void lock();
-  [[nodiscard]] bool try_lock() noexcept;
-  void unlock() noexcept;
+  void lock() noexcept {
+    const std::thread::id me = std::this_thread::get_id();
+    if (owner_.load(std::memory_order_relaxed) == me) {
+      ++depth_;
+      return;
+    }
+    if (!try_take_word()) {
+      wait_for_word();
+    }
+    take(me);
+  }
+  [[nodiscard]] bool try_lock() noexcept {
+    const std::thread::id me = std::this_thread::get_id();
+    if (owner_.load(std::memory_order_relaxed) == me) {
+      ++depth_;
+      return true;
+    }
+    if (!try_take_word()) {
+      return false;
+    }
+    take(me);
+    return true;
+  }
+  void unlock() noexcept {
+    if (--depth_ == 0) {
+      release();
+    }
+  }
 
   // For the holder: whether another thread is waiting for the lock.
   [[nodiscard]] bool contended() const noexcept {
@@ -65,17 +94,36 @@ class ProgressLock {
     bool woken = false;
   };
 
-  [[nodiscard]] bool held_by_me() const noexcept {
-    return owner_.load(std::memory_order_relaxed) == std::this_thread::get_id();
-  }
-  void take() noexcept;     // after mutex_ was acquired
-  void release() noexcept;  // gives mutex_ up entirely
+  // The lock word's states. kHeldWaitedFor tells the thread that lets go
+  // that some thread may be blocked on the word and must be woken.
+  enum Word : int { kFree = 0, kHeld = 1, kHeldWaitedFor = 2 };
 
-  std::mutex mutex_;
+  [[nodiscard]] bool try_take_word() noexcept {
+    int expected = kFree;
+    return word_.compare_exchange_strong(expected, kHeld, std::memory_order_acquire,
+                                         std::memory_order_relaxed);
+  }
+  void wait_for_word() noexcept;  // blocks until this thread has the word
+  void take(std::thread::id me) noexcept {
+    owner_.store(me, std::memory_order_relaxed);
+    depth_ = 1;
+  }
+  // Gives the lock up entirely, whatever the depth.
+  void release() noexcept {
+    depth_ = 0;
+    owner_.store(std::thread::id(), std::memory_order_relaxed);
+    if (word_.exchange(kFree, std::memory_order_release) == kHeldWaitedFor) {
+      word_.notify_one();
+    }
+  }
+
+  std::atomic<int> word_{kFree};
+  // Compared only with the caller's own id, which no other thread stores:
+  // relaxed order is enough to tell whether the caller holds the lock.
   std::atomic<std::thread::id> owner_{};
   int depth_ = 0;                   // holds by the owner
   std::atomic<int> contenders_{0};  // threads blocked in lock()
-  std::vector<Sleeper> sleepers_;   // under mutex_
+  std::vector<Sleeper> sleepers_;   // under the lock
 };
 
 }  // namespace railyard
