@@ -14,7 +14,7 @@
 // into the endpoint); a thread holding it more than once keeps it while it
 // sleeps, as a plain mutex would.
 //
-// Every message takes it about twice on each side, nearly always
+// Every message takes it two or three times on each side, nearly always
 // uncontended, so taking and giving it up are inline and cost one atomic
 // operation each; only a thread that finds it held leaves the header, to
 // block on the lock word (a futex through std::atomic::wait).
