@@ -40,15 +40,10 @@ class ProgressLock {
 
   // Lockable, recursive.
   void lock() noexcept {
-    const std::thread::id me = std::this_thread::get_id();
-    if (owner_.load(std::memory_order_relaxed) == me) {
-      ++depth_;
-      return;
-    }
-    if (!try_take_word()) {
+    if (!try_lock()) {
       wait_for_word();
+      take(std::this_thread::get_id());
     }
-    take(me);
   }
   [[nodiscard]] bool try_lock() noexcept {
     const std::thread::id me = std::this_thread::get_id();
