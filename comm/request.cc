@@ -79,8 +79,14 @@ void await(Operation& operation, std::chrono::milliseconds timeout, const char* 
   if (operation.done()) {
     return;
   }
+  // A send or receive waits on its request directly (World::wait); a
+  // collective steps its schedule in its predicate.
+  World& world = *operation.world;
   Operation* const waited = &operation;
-  if (!operation.world->progress_until([waited] { return waited->done(); }, timeout)) {
+  const bool done = operation.collective
+                        ? world.progress_until([waited] { return waited->done(); }, timeout)
+                        : world.wait(operation.request, timeout);
+  if (!done) {
     throw TimeoutError(fmt::format("{} did not finish within {} ms{}", describe(operation),
                                    timeout.count(), afterwards));
   }

@@ -161,21 +161,45 @@ void World::check_job() const {
   }
 }
 
+namespace {
+
+// A wait's first slice: the whole wait when shorter than a slice. Past a
+// century a wait is unbounded (and its deadline cannot overflow).
+std::optional<std::chrono::milliseconds> bounded_timeout(
+    std::optional<std::chrono::milliseconds> timeout) {
+  if (timeout && *timeout >= kUnbounded) {
+    return std::nullopt;
+  }
+  return timeout;
+}
+
+std::chrono::nanoseconds first_slice(std::optional<std::chrono::milliseconds> timeout) {
+  return timeout ? std::min<std::chrono::nanoseconds>(*timeout, kSlice) : kSlice;
+}
+
+}  // namespace
+
 bool World::progress_until(const std::function<bool()>& done,
                            std::optional<std::chrono::milliseconds> timeout) {
-  // Past a century a wait is unbounded (and its deadline cannot overflow).
-  if (timeout && *timeout >= kUnbounded) {
-    timeout.reset();
-  }
-  // The first slice reads no clock (the endpoint's wait keeps its own): a
+  timeout = bounded_timeout(timeout);
+  const std::chrono::nanoseconds slice = first_slice(timeout);
+  return endpoint_->progress_until(done, slice) || progress_after_first_slice(done, timeout, slice);
+}
+
+bool World::wait(const mrail::Request& request, std::optional<std::chrono::milliseconds> timeout) {
+  timeout = bounded_timeout(timeout);
+  const std::chrono::nanoseconds slice = first_slice(timeout);
+  return endpoint_->wait(request, slice) ||
+         progress_after_first_slice([&request] { return request.done(); }, timeout, slice);
+}
+
+bool World::progress_after_first_slice(const std::function<bool()>& done,
+                                       std::optional<std::chrono::milliseconds> timeout,
+                                       std::chrono::nanoseconds slice) {
+  // The first slice read no clock (the endpoint's wait keeps its own): a
   // message that is already on its way completes without the two clock
   // reads a deadline would cost. Placed after that slice, at the earliest
   // moment the wait can have begun, the deadline never cuts it short.
-  std::chrono::nanoseconds slice =
-      timeout ? std::min<std::chrono::nanoseconds>(*timeout, kSlice) : kSlice;
-  if (endpoint_->progress_until(done, slice)) {
-    return true;
-  }
   const bool bounded = timeout.has_value();
   const Clock::time_point deadline =
       bounded ? Clock::now() - slice + *timeout : Clock::time_point::max();

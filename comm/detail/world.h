@@ -94,6 +94,10 @@ class World {
   // endpoint while this one sleeps (see mrail::Endpoint).
   bool progress_until(const std::function<bool()>& done,
                       std::optional<std::chrono::milliseconds> timeout);
+  // progress_until(request.done()), whose first slice is the endpoint's own
+  // wait on the request: a blocking send or receive whose message is on its
+  // way pays for no wrapper around its predicate.
+  bool wait(const mrail::Request& request, std::optional<std::chrono::milliseconds> timeout);
   // Throws the job's failure, if the control plane reported one.
   void check_job() const;
 
@@ -110,6 +114,10 @@ class World {
   [[nodiscard]] OutsideWork& outside_work() noexcept { return outside_work_; }
 
  private:
+  // The rest of a wait whose first slice, of `slice`, did not end it.
+  bool progress_after_first_slice(const std::function<bool()>& done,
+                                  std::optional<std::chrono::milliseconds> timeout,
+                                  std::chrono::nanoseconds slice);
   void reap_released();
 
   CommunicatorOptions options_;
