@@ -25,6 +25,21 @@ constexpr std::chrono::milliseconds kSlice{50};
 // A wait this long or longer has no deadline.
 constexpr std::chrono::hours kUnbounded{24 * 365 * 100};
 
+// A wait's timeout; none past a century: such a wait is unbounded (and its
+// deadline cannot overflow).
+std::optional<std::chrono::milliseconds> bounded_timeout(
+    std::optional<std::chrono::milliseconds> timeout) {
+  if (timeout && *timeout >= kUnbounded) {
+    return std::nullopt;
+  }
+  return timeout;
+}
+
+// A wait's first slice: the whole wait when shorter than a slice.
+std::chrono::nanoseconds first_slice(std::optional<std::chrono::milliseconds> timeout) {
+  return timeout ? std::min<std::chrono::nanoseconds>(*timeout, kSlice) : kSlice;
+}
+
 // How many cores this host's ranks may run on: the union of their bindings
 // (0 when none was reported).
 std::size_t host_cores(const std::vector<RankCard>& cards, const HostPeers& host) {
@@ -160,24 +175,6 @@ void World::check_job() const {
     throw_failure(*failure);
   }
 }
-
-namespace {
-
-// A wait's first slice: the whole wait when shorter than a slice. Past a
-// century a wait is unbounded (and its deadline cannot overflow).
-std::optional<std::chrono::milliseconds> bounded_timeout(
-    std::optional<std::chrono::milliseconds> timeout) {
-  if (timeout && *timeout >= kUnbounded) {
-    return std::nullopt;
-  }
-  return timeout;
-}
-
-std::chrono::nanoseconds first_slice(std::optional<std::chrono::milliseconds> timeout) {
-  return timeout ? std::min<std::chrono::nanoseconds>(*timeout, kSlice) : kSlice;
-}
-
-}  // namespace
 
 bool World::progress_until(const std::function<bool()>& done,
                            std::optional<std::chrono::milliseconds> timeout) {
