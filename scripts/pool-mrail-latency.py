@@ -13,7 +13,6 @@ pairing it is part of.
 """
 import argparse
 import json
-import statistics
 import sys
 
 
@@ -36,10 +35,17 @@ def load_rounds(paths):
     return rounds
 
 
+def median(values):
+    """The median as railyard-mrail-bench takes it (tools::median): the
+    upper one of an even count, so that the figures here are the bench's."""
+    values = sorted(values)
+    return values[len(values) // 2]
+
+
 def paired(numerator, denominator):
     """Median of each round's own ratio, over the rounds both measured."""
     ratios = [numerator[key] / denominator[key] for key in numerator if key in denominator]
-    return statistics.median(ratios) if ratios else None
+    return median(ratios) if ratios else None
 
 
 def text(values):
@@ -68,7 +74,7 @@ def main():
     sizes = sorted(base)
     print(f"# {len(args.json)} run(s); sizes {' '.join(str(size) for size in sizes)}")
     print(f"# {args.baseline}: lowest {text(min(base[s].values()) for s in sizes)} us, "
-          f"median {text(statistics.median(base[s].values()) for s in sizes)} us, "
+          f"median {text(median(base[s].values()) for s in sizes)} us, "
           f"{len(base[sizes[0]])} rounds")
     print(f"# ratio to {args.baseline}: lowest | medians | median of each round's own")
     for name, by_size in rounds.items():
@@ -78,7 +84,7 @@ def main():
             print(f"{name:<24} not measured at every size of {args.baseline}'s")
             continue
         lowest = [min(by_size[s].values()) / min(base[s].values()) for s in sizes]
-        medians = [statistics.median(by_size[s].values()) / statistics.median(base[s].values())
+        medians = [median(by_size[s].values()) / median(base[s].values())
                    for s in sizes]
         own = [paired(by_size[s], base[s]) for s in sizes]
         print(f"{name:<24} {text(lowest)} | {text(medians)} | {text(own)}"
