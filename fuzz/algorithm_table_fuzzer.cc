@@ -2,7 +2,7 @@
 // with a ConfigError naming the variable and the value; an accepted table
 // answers every choice with an algorithm of the collective asked about.
 #include "fuzz/fuzz_support.h"
-#include "railyard/comm/collectives/algorithm_table.h"
+#include "railyard/collectives/algorithm_table.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace railyard;

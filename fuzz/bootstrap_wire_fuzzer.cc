@@ -1,4 +1,4 @@
-// The root bootstrap's messages (comm/bootstrap/detail/root_wire.h), which
+// The root bootstrap's messages (railyard/bootstrap/detail/root_wire.h), which
 // a root reads from any process that connects to its port and a rank reads
 // from the root. The first byte chooses the message type, the rest is its
 // payload: refused with a reason, or accepted, and what was accepted
@@ -7,11 +7,11 @@
 #include <string>
 
 #include "fuzz/fuzz_support.h"
-#include "railyard/comm/bootstrap/detail/root_wire.h"
+#include "railyard/bootstrap/detail/root_wire.h"
 
 namespace {
 
-using namespace railyard::comm::detail;
+using namespace railyard::bootstrap::detail;
 namespace fuzz = railyard::fuzz;
 
 template <typename Message>
@@ -22,7 +22,7 @@ void round_trip(std::span<const std::byte> in) {
     fuzz::require(!error.empty(), "a refused message without a reason");
     return;
   }
-  const Blob encoded = encode(message);
+  const bootstrap::Blob encoded = encode(message);
   Message again;
   fuzz::require(decode(encoded, again, error), "an encoded message is refused");
   fuzz::require(encode(again) == encoded, "a message changes when decoded again");

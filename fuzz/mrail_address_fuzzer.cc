@@ -1,7 +1,7 @@
 // An endpoint's address blob, as a peer's bootstrap hands it over: refused
 // with railyard::Error, or accepted and encoded back to the same address.
 #include "fuzz/fuzz_support.h"
-#include "railyard/transports/mrail/detail/wire.h"
+#include "railyard/mrail/detail/wire.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace railyard;

@@ -9,9 +9,9 @@
 #include <string>
 
 #include "fuzz/fuzz_support.h"
-#include "railyard/transports/mrail/options.h"
-#include "railyard/transports/mrail/policy_table.h"
-#include "railyard/transports/mrail/rail_addresses.h"
+#include "railyard/mrail/options.h"
+#include "railyard/mrail/policy_table.h"
+#include "railyard/mrail/rail_addresses.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 
 #include "fuzz/fuzz_support.h"
 #include "railyard/common/detail/byte_codec.h"
-#include "railyard/transports/rstream/frame_assembler.h"
+#include "railyard/rstream/frame_assembler.h"
 
 namespace {
 

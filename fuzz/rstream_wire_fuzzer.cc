@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fuzz/fuzz_support.h"
-#include "railyard/transports/rstream/detail/wire.h"
+#include "railyard/rstream/detail/wire.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include "railyard/topology/interface_filter.h"
 #include "railyard/topology/local_rails.h"
 #include "railyard/topology/rail_mapping.h"
-#include "railyard/transports/rstream/stream_address.h"
+#include "railyard/rstream/stream_address.h"
 
 namespace {
 

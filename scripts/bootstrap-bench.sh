@@ -41,10 +41,10 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-bench="$build/examples/railyard-bootstrap-bench"
-baseline="$build/examples/railyard-mpi-init-time"
-floor="$build/examples/railyard-fabric-open-time"
-launcher="$build/examples/railyard-run"
+bench="$build/bin/railyard-bootstrap-bench"
+baseline="$build/bin/railyard-mpi-init-time"
+floor="$build/bin/railyard-fabric-open-time"
+launcher="$build/bin/railyard-run"
 for program in "$bench" "$baseline" "$floor" "$launcher"; do
   [[ -x "$program" ]] || { echo "bootstrap-bench.sh: $program is missing: build first (--build DIR)" >&2; exit 2; }
 done

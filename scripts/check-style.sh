@@ -7,7 +7,7 @@
 #                                  a full pass; when clean, records HEAD there
 set -euo pipefail
 cd "$(dirname "$0")/.."
-layers='common transports topology comm c_api mpi_shim examples tests fuzz'
+layers='railyard tools bench examples tests fuzz'
 
 sources() {
   # shellcheck disable=SC2086
@@ -60,9 +60,9 @@ case "${1:-}" in
     # finds live; over tests and examples it spent 80% of the time on
     # GoogleTest's macros (47 s against 9 s for one test file).
     status=0
-    tidy_units "$build" "^$(pwd)/(common|transports|topology|comm|mpi_shim)/" >>"$log" 2>&1 ||
+    tidy_units "$build" "^$(pwd)/railyard/" >>"$log" 2>&1 ||
       status=1
-    tidy_units "$build" "^$(pwd)/(examples|tests)/" -checks='-clang-analyzer-*' >>"$log" 2>&1 ||
+    tidy_units "$build" "^$(pwd)/(tools|bench|examples|tests)/" -checks='-clang-analyzer-*' >>"$log" 2>&1 ||
       status=1
     grep '^tidy scope:' "$log" || true
     if [ "$status" -ne 0 ]; then

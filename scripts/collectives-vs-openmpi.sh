@@ -92,16 +92,16 @@ for beside in "${besides[@]}"; do
     fail_usage "--build-beside '$beside' is invalid: expected NAME=DIR (a build tree)"
   name=${BASH_REMATCH[1]} beside_dir=$(cd "${BASH_REMATCH[2]}" 2>/dev/null && pwd) ||
     fail_usage "--build-beside '$beside': ${BASH_REMATCH[2]} is not a directory"
-  [ -x "$beside_dir/examples/railyard-bench" ] ||
-    fail_usage "--build-beside '$beside': $beside_dir/examples/railyard-bench is missing (build railyard-bench there)"
+  [ -x "$beside_dir/bin/railyard-bench" ] ||
+    fail_usage "--build-beside '$beside': $beside_dir/bin/railyard-bench is missing (build railyard-bench there)"
   [[ " ${setting_names[*]} ${beside_names[*]} " != *" $name "* ]] ||
     fail_usage "--build-beside '$beside': subject name '$name' is already taken"
-  beside_names+=("$name") beside_benches+=("$beside_dir/examples/railyard-bench")
+  beside_names+=("$name") beside_benches+=("$beside_dir/bin/railyard-bench")
   forwarded+=(--build-beside "$name=$beside_dir")
 done
-bench=$build/examples/railyard-bench
-bench_mpi=$build/examples/railyard-bench-mpi
-for program in "$bench" "$bench_mpi" "$build/examples/railyard-mrail-bench" "$build/examples/railyard-run"; do
+bench=$build/bin/railyard-bench
+bench_mpi=$build/bin/railyard-bench-mpi
+for program in "$bench" "$bench_mpi" "$build/bin/railyard-mrail-bench" "$build/bin/railyard-run"; do
   [ -x "$program" ] || fail_usage "$program is missing: build first (cmake --build --preset release)"
 done
 shim_library=$build/mpi_shim/librailyard_mpi.so
@@ -178,7 +178,7 @@ if ((hosts == 2)); then
     railyard_yield=(-x RAILYARD_SPIN_YIELD=on)
   fi
   echo "collectives-vs-openmpi.sh: the rails' parallel-TCP reference (railyard-mrail-bench)" >&2
-  "$build/examples/railyard-mrail-bench" --compare parallel --policies fixed --sizes 16m \
+  "$build/bin/railyard-mrail-bench" --compare parallel --policies fixed --sizes 16m \
     --rounds "$rounds" --json "$out/reference.json" >"$out/reference.log" 2>&1 ||
     echo "collectives-vs-openmpi.sh: the reference failed (see $out/reference.log)" >&2
   reference_mbps=$(python3 -c "
@@ -205,7 +205,7 @@ for s in json.load(open(sys.argv[1]))['subjects']:
     subjects=(railyard tuned)
   fi
 else
-  railyard_launch=("$build/examples/railyard-run" -n "$ranks" --timeout 800)
+  railyard_launch=("$build/bin/railyard-run" -n "$ranks" --timeout 800)
   # shellcheck disable=SC2054 # vader,self is one value of --mca btl
   openmpi=(mpirun --allow-run-as-root -np "$ranks" --oversubscribe --bind-to none --mca pml ob1
     --mca btl vader,self)
@@ -240,7 +240,7 @@ railyard_with_setting() {
 }
 # The index of the subject measured k-th (from 0) in round `round` (from 1)
 # of `rounds`, over `count` subjects: a row of a Williams design, as
-# railyard-mrail-bench orders its rounds (examples/mrail_bench/round_order.h).
+# railyard-mrail-bench orders its rounds (bench/mrail_bench/round_order.h).
 # Every subject comes at every point of a round, and right after every
 # other subject, equally often over the design, where a plain rotation
 # would give each subject the same predecessor in every round.

@@ -14,4 +14,4 @@ if (($# == 0)); then
   set -- allreduce -b 8 -e 16M -f 4 -n 5 -w 1
 fi
 export FI_OFI_MRAIL_ADDR=127.0.0.1,127.0.0.2 RAILYARD_SHM=off
-exec ./build/release/examples/railyard-run -n 4 --timeout 120 ./build/release/examples/railyard-bench "$@"
+exec ./build/release/bin/railyard-run -n 4 --timeout 120 ./build/release/bin/railyard-bench "$@"

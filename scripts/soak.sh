@@ -16,7 +16,7 @@
 #              drawn from MIN-MAX (default 2-5)
 # --down       seconds a rail stays down, drawn from MIN-MAX (default 1-4)
 # --seed       railyard-soak's seed, and this script's draws (default 1)
-# --build      the build tree with examples/railyard-soak (default build/release)
+# --build      the build tree with bin/railyard-soak (default build/release)
 # --json       also write railyard-soak's reports there
 #
 # Only one rail is down at a time, so the hosts always have a path. Needs
@@ -71,7 +71,7 @@ while (($# > 0)); do
   esac
 done
 build=$(realpath "${build}")
-soak="${build}/examples/railyard-soak"
+soak="${build}/bin/railyard-soak"
 [[ -x "${soak}" ]] || fail_usage "${soak} is not built (build the release preset, or give --build)"
 
 if ((inner == 0)); then

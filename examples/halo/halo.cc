@@ -16,7 +16,7 @@
 
 #include "railyard/comm/communicator.h"
 #include "railyard/comm/window.h"
-#include "railyard_tools/tool_main.h"
+#include "tools/support/tool_main.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "railyard/comm/communicator.h"
-#include "railyard_tools/tool_main.h"
+#include "tools/support/tool_main.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "railyard/comm/errors.h"
+#include "railyard/common/error.h"
 #include "railyard_bench_comm.h"
 #include "sweep.h"
 #include "thread_ranks.h"
@@ -66,7 +66,7 @@ TEST(BenchSweepOnRanks, EveryCallNamesTheAlgorithmGiven) {
     // A name the collective lacks reaches the library, which refuses it.
     RailyardBenchComm unknown(world, "no_such_algorithm");
     Sweep refused(unknown, SweepOptions{.iterations = 1, .warmup = 0}, 64);
-    EXPECT_THROW((void)refused.measure(64), comm::UsageError);
+    EXPECT_THROW((void)refused.measure(64), railyard::UsageError);
   }));
 }
 

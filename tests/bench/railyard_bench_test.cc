@@ -13,8 +13,8 @@
 #include "data_check.h"
 #include "nccl_table.h"
 #include "operation.h"
-#include "railyard/comm/collectives/reduction.h"
-#include "railyard/comm/errors.h"
+#include "railyard/collectives/reduction.h"
+#include "railyard/common/error.h"
 #include "result_export.h"
 #include "sweep.h"
 
@@ -145,7 +145,7 @@ TEST(BenchOptions, EveryBadFlagIsNamedWithItsValueAndWhatItTakes) {
                 .find("-a 'ring': sendrecv has no algorithms"),
             std::string::npos);
   // The library's own checks, with its own messages, naming the flags.
-  const std::string pairing = refusal<comm::UsageError>({{"-t", "float"}, {"-o", "bxor"}});
+  const std::string pairing = refusal<railyard::UsageError>({{"-t", "float"}, {"-o", "bxor"}});
   EXPECT_NE(pairing.find("-o with -t: operation bxor"), std::string::npos) << pairing;
   EXPECT_NE(pairing.find("float"), std::string::npos) << pairing;
   const std::string algorithm = refusal<std::invalid_argument>({{"-a", "tree"}});
@@ -153,7 +153,7 @@ TEST(BenchOptions, EveryBadFlagIsNamedWithItsValueAndWhatItTakes) {
       << algorithm;
   EXPECT_NE(algorithm.find("recursive_doubling"), std::string::npos) << algorithm;
   // A bitwise operation is no error where nothing is reduced.
-  EXPECT_EQ(refusal<comm::UsageError>({{"operation", "bcast"}, {"-t", "float"}, {"-o", "bxor"}}),
+  EXPECT_EQ(refusal<railyard::UsageError>({{"operation", "bcast"}, {"-t", "float"}, {"-o", "bxor"}}),
             "");
 }
 

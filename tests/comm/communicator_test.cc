@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "last_messages.h"
-#include "railyard/comm/errors.h"
+#include "railyard/common/error.h"
 #include "scoped_env.h"
 #include "thread_ranks.h"
 

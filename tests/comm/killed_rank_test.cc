@@ -15,13 +15,13 @@
 #include <tuple>
 #include <vector>
 
-#include "railyard/comm/bootstrap/root_bootstrap.h"
-#include "railyard/comm/collectives/collectives.h"
+#include "railyard/bootstrap/root_bootstrap.h"
+#include "railyard/collectives/collectives.h"
 #include "railyard/comm/communicator.h"
-#include "railyard/comm/errors.h"
-#include "railyard/transports/shm/stale_regions.h"
-#include "railyard_tools/forked_peer.h"
-#include "railyard_tools/free_port.h"
+#include "railyard/common/error.h"
+#include "railyard/shm/stale_regions.h"
+#include "tools/support/forked_peer.h"
+#include "tools/support/free_port.h"
 #include "scoped_env.h"
 #include "shm_regions.h"
 
@@ -59,11 +59,11 @@ enum class Waiting { kReceive, kAllreduce };
 // nobody sends, or an allreduce the victim never joins, and report how it
 // ended.
 void rank_body(Pipe& pipe, int rank, int victim, Waiting waiting,
-               const BootstrapOptions& bootstrap) {
+               const bootstrap::BootstrapOptions& bootstrap) {
   Communicator world = Communicator::world(
       CommunicatorOptions{},
-      [&](std::span<const std::byte> card) -> std::unique_ptr<Bootstrap> {
-        return std::make_unique<RootBootstrap>(rank, kSize, card, bootstrap);
+      [&](std::span<const std::byte> card) -> std::unique_ptr<bootstrap::Bootstrap> {
+        return std::make_unique<bootstrap::RootBootstrap>(rank, kSize, card, bootstrap);
       },
       kStep);
   int token = 0;
@@ -112,7 +112,7 @@ TEST_P(KilledRank, EveryOtherRankGetsAnErrorNamingIt) {
   const int victim = std::get<0>(GetParam());
   const Waiting waiting = std::get<1>(GetParam());
   const testing::ScopedEnv rails("FI_OFI_MRAIL_ADDR", "127.0.0.1,127.0.0.2");
-  BootstrapOptions bootstrap;
+  bootstrap::BootstrapOptions bootstrap;
   bootstrap.root = fmt::format("127.0.0.1:{}", tools::free_tcp_port());
   bootstrap.job_key = "killed-rank-test";
   bootstrap.timeout = kStep;

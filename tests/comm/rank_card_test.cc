@@ -100,7 +100,7 @@ TEST(RankCard, WithoutALayoutStaysSmall) {
   EXPECT_EQ(got.cpus, (std::vector<unsigned>{0, 1, 2, 3}));
 }
 
-std::string decode_error(const Blob& blob, int rank) {
+std::string decode_error(const bootstrap::Blob& blob, int rank) {
   try {
     (void)decode_rank_card(blob, rank);
   } catch (const Error& error) {
@@ -110,15 +110,15 @@ std::string decode_error(const Blob& blob, int rank) {
 }
 
 TEST(RankCard, AMalformedLayoutNamesTheRankAndTheFault) {
-  const Blob good = encode(card_on("node7", true));
+  const bootstrap::Blob good = encode(card_on("node7", true));
   // Cut anywhere inside the layout: refused, never read past the end.
   for (const std::size_t cut : {good.size() - 1, good.size() / 2, std::size_t{40}}) {
-    const Blob cut_short(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(cut));
+    const bootstrap::Blob cut_short(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(cut));
     EXPECT_NE(decode_error(cut_short, 5).find("rank 5"), std::string::npos)
         << "cut at " << cut << ": " << decode_error(cut_short, 5);
   }
   // A NIC count far past the bytes left: refused before allocating.
-  Blob huge_count;
+  bootstrap::Blob huge_count;
   ByteWriter writer(huge_count);
   writer.u8(RankCard::kVersion);
   writer.string16("node7");
@@ -134,14 +134,14 @@ TEST(RankCard, AMalformedLayoutNamesTheRankAndTheFault) {
   EXPECT_NE(error.find("rank 2"), std::string::npos) << error;
   EXPECT_NE(error.find("2147483647 NICs"), std::string::npos) << error;
   // A layout flag that is neither 0 nor 1.
-  Blob bad_flag = encode(card_on("node7", false));
+  bootstrap::Blob bad_flag = encode(card_on("node7", false));
   bad_flag.back() = std::byte{7};
   EXPECT_NE(decode_error(bad_flag, 1).find("machine flag of 7"), std::string::npos)
       << decode_error(bad_flag, 1);
 }
 
 TEST(RankCard, AnOlderVersionIsRefusedByName) {
-  Blob old = encode(card_on("node7", false));
+  bootstrap::Blob old = encode(card_on("node7", false));
   old.front() = std::byte{1};
   const std::string error = decode_error(old, 4);
   EXPECT_NE(error.find("rank 4 joined with rank card version 1"), std::string::npos) << error;

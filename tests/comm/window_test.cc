@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "railyard/comm/errors.h"
+#include "railyard/common/error.h"
 #include "thread_ranks.h"
 
 namespace railyard::comm {

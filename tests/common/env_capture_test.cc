@@ -10,8 +10,8 @@
 #include <string>
 
 #include "railyard/common/detail/env.h"
-#include "railyard/transports/mrail/policy_table.h"
-#include "railyard/transports/mrail/rail_addresses.h"
+#include "railyard/mrail/policy_table.h"
+#include "railyard/mrail/rail_addresses.h"
 
 namespace railyard {
 namespace {

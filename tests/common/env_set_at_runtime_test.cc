@@ -8,8 +8,8 @@
 #include <string>
 
 #include "railyard/common/detail/env.h"
-#include "railyard/transports/fabric/info.h"
-#include "railyard/transports/mrail/policy_table.h"
+#include "railyard/fabric/info.h"
+#include "railyard/mrail/policy_table.h"
 
 namespace railyard {
 namespace {

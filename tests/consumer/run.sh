@@ -18,7 +18,7 @@ echo "--- installed headers"
 # Every header outside a detail/ folder is public and installed; nothing under
 # detail/ is. Each installed header compiles on its own.
 source_root=$(cd "$here/../.." && pwd)
-expected=$(cd "$source_root" && find common transports topology comm c_api mpi_shim -name '*.h' \
+expected=$(cd "$source_root/railyard" && find . -name '*.h' \
   -not -path '*/detail/*' | sort)
 installed=$(cd "$prefix/include/railyard" && find . -name '*.h' | sed 's#^\./##' | sort)
 if [ "$expected" != "$installed" ]; then

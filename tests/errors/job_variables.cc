@@ -4,11 +4,11 @@
 #include <vector>
 
 #include "bad_input.h"
-#include "railyard/comm/bootstrap/bootstrap_options.h"
-#include "railyard/comm/bootstrap/make_bootstrap.h"
+#include "railyard/bootstrap/bootstrap_options.h"
+#include "railyard/bootstrap/make_bootstrap.h"
 #include "railyard/comm/communicator_options.h"
 #include "railyard/comm/host_identity.h"
-#include "railyard/comm/launch_identity.h"
+#include "railyard/bootstrap/launch_identity.h"
 #include "railyard/common/detail/local_rank.h"
 #include "railyard/mpi_shim/detail/shim_options.h"
 
@@ -16,13 +16,13 @@ namespace railyard::testing {
 namespace {
 
 void read_communicator() { (void)comm::CommunicatorOptions::from_environment(); }
-void read_bootstrap() { (void)comm::BootstrapOptions::from_environment(); }
+void read_bootstrap() { (void)bootstrap::BootstrapOptions::from_environment(); }
 void make_bootstrap() {
-  (void)comm::make_bootstrap({}, comm::BootstrapOptions::from_environment(),
-                             comm::launch_identity_from_environment());
+  (void)bootstrap::make_bootstrap({}, bootstrap::BootstrapOptions::from_environment(),
+                             bootstrap::launch_identity_from_environment());
 }
 void read_host() { (void)comm::host_identity(); }
-void read_launch() { (void)comm::launch_identity_from_environment(); }
+void read_launch() { (void)bootstrap::launch_identity_from_environment(); }
 void read_local_rank() { (void)local_rank_from_environment(); }
 void read_shim() { (void)mpi_shim::ShimOptions::from_environment(); }
 

@@ -6,25 +6,25 @@
 #include "bad_input.h"
 #include "railyard/topology/hwloc_topology.h"
 #include "railyard/topology/rail_mapping.h"
-#include "railyard/transports/mrail/options.h"
-#include "railyard/transports/mrail/policy_table.h"
-#include "railyard/transports/mrail/rail_addresses.h"
-#include "railyard/transports/rail/rail.h"
-#include "railyard/transports/rail/rail_options.h"
-#include "railyard/transports/rail/wait_policy.h"
-#include "railyard/transports/rstream/channel_options.h"
+#include "railyard/mrail/options.h"
+#include "railyard/mrail/policy_table.h"
+#include "railyard/mrail/rail_addresses.h"
+#include "railyard/rail/rail.h"
+#include "railyard/rail/rail_options.h"
+#include "railyard/rail/wait_policy.h"
+#include "railyard/rstream/channel_options.h"
 
 namespace railyard::testing {
 namespace {
 
-void read_rail() { (void)RailOptions::from_environment(); }
+void read_rail() { (void)rail::RailOptions::from_environment(); }
 void open_rail() {
-  RailOptions options = RailOptions::from_environment();
+  rail::RailOptions options = rail::RailOptions::from_environment();
   options.address = "127.0.0.1";
-  const Rail rail(options);
+  const rail::Rail rail(options);
 }
-void read_post_timeout() { (void)post_timeout_from_environment(); }
-void read_wait() { (void)WaitPolicy::from_environment(); }
+void read_post_timeout() { (void)rail::post_timeout_from_environment(); }
+void read_wait() { (void)rail::WaitPolicy::from_environment(); }
 void read_mrail() {
   (void)mrail::Options::from_environment(mrail::RailChoice{{"127.0.0.1"}, 0, {}});
 }

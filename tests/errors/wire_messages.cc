@@ -13,10 +13,10 @@
 #include "bad_input.h"
 #include "railyard/comm/detail/rank_card.h"
 #include "railyard/common/detail/byte_codec.h"
-#include "railyard/transports/mrail/detail/wire.h"
-#include "railyard/transports/rail/detail/remote_key.h"
-#include "railyard/transports/rstream/detail/wire.h"
-#include "railyard/transports/rstream/frame_assembler.h"
+#include "railyard/mrail/detail/wire.h"
+#include "railyard/rail/detail/remote_key.h"
+#include "railyard/rstream/detail/wire.h"
+#include "railyard/rstream/frame_assembler.h"
 
 namespace railyard::testing {
 namespace {
@@ -64,11 +64,11 @@ Bytes valid_address() {
 }
 
 Bytes valid_key() {
-  RemoteKey key;
+  rail::RemoteKey key;
   key.base_address = 4096;
   key.length = 100;
   key.key = Bytes(8, std::byte{3});
-  return encode_remote_key(key);
+  return rail::encode_remote_key(key);
 }
 
 Bytes valid_connect_data() {
@@ -227,25 +227,25 @@ std::vector<BadInput> wire_messages() {
            }),
       wire(kHeader, "remote memory key", "8 bytes", "shorter than its 24-byte header",
            "remote memory key", "8 bytes",
-           [] { return refusal_of([] { (void)decode_remote_key(Bytes(8)); }); }),
+           [] { return refusal_of([] { (void)rail::decode_remote_key(Bytes(8)); }); }),
       wire(kHeader, "remote memory key version", "9", "expected", "remote memory key", "9",
            [] {
              Bytes blob = valid_key();
              blob[0] = std::byte{9};
-             return refusal_of([&] { (void)decode_remote_key(blob); });
+             return refusal_of([&] { (void)rail::decode_remote_key(blob); });
            }),
       wire(kHeader, "remote memory key flags", "0x80", "unknown flags", "remote memory key", "0x80",
            [] {
              Bytes blob = valid_key();
              blob[1] = std::byte{0x80};
-             return refusal_of([&] { (void)decode_remote_key(blob); });
+             return refusal_of([&] { (void)rail::decode_remote_key(blob); });
            }),
       wire(kHeader, "remote memory key length", "8 declared, 7 carried", "keys are 1 to 1024 bytes",
            "remote memory key", "7 bytes",
            [] {
              Bytes blob = valid_key();
              blob.pop_back();
-             return refusal_of([&] { (void)decode_remote_key(blob); });
+             return refusal_of([&] { (void)rail::decode_remote_key(blob); });
            }),
       wire(kStream, "connection data", "16 bytes", "expected 32", "connection data", "16 bytes",
            [] { return connect_refusal(Bytes(16)); }),

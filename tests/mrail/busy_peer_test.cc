@@ -17,8 +17,8 @@
 #include "endpoint_pair.h"
 #include "forked_endpoint.h"
 #include "pattern.h"
-#include "railyard/transports/mrail/endpoint.h"
-#include "railyard_tools/forked_peer.h"
+#include "railyard/mrail/endpoint.h"
+#include "tools/support/forked_peer.h"
 
 namespace railyard::mrail {
 namespace {

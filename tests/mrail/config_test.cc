@@ -11,11 +11,11 @@
 
 #include "railyard/common/detail/local_rank.h"
 #include "railyard/common/error.h"
-#include "railyard/transports/mrail/endpoint.h"
-#include "railyard/transports/mrail/options.h"
-#include "railyard/transports/mrail/policy_table.h"
-#include "railyard/transports/mrail/rail_addresses.h"
-#include "railyard/transports/rail/wait_policy.h"
+#include "railyard/mrail/endpoint.h"
+#include "railyard/mrail/options.h"
+#include "railyard/mrail/policy_table.h"
+#include "railyard/mrail/rail_addresses.h"
+#include "railyard/rail/wait_policy.h"
 #include "scoped_env.h"
 
 namespace railyard::mrail {
@@ -255,7 +255,7 @@ TEST(EndpointOptions, SpinYieldIsForcedOrLeftToTheCommunicator) {
                                                                   {" off ", false, true}}};
   for (const auto& [value, yields, given] : cases) {
     testing::ScopedEnv yield("RAILYARD_SPIN_YIELD", value);
-    const WaitPolicy policy = WaitPolicy::from_environment();
+    const rail::WaitPolicy policy = rail::WaitPolicy::from_environment();
     EXPECT_EQ(policy.yield_while_spinning, yields) << (value != nullptr ? value : "unset");
     EXPECT_EQ(policy.yield_given, given) << (value != nullptr ? value : "unset");
   }
@@ -281,7 +281,7 @@ TEST(EndpointOptions, AnOversubscribedHostSleepsAtOnceUnlessTheSpinIsGiven) {
   for (const Case& c : cases) {
     testing::ScopedEnv spin("RAILYARD_SPIN_US", c.spin);
     testing::ScopedEnv yield("RAILYARD_SPIN_YIELD", c.yield);
-    WaitPolicy policy = WaitPolicy::from_environment();
+    rail::WaitPolicy policy = rail::WaitPolicy::from_environment();
     policy.fit_to_host(c.oversubscribed);
     const std::string name =
         fmt::format("spin {} yield {} oversubscribed {}", c.spin != nullptr ? c.spin : "unset",

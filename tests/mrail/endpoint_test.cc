@@ -1,5 +1,5 @@
 // Multi-rail endpoints on loopback rails in one process.
-#include "railyard/transports/mrail/endpoint.h"
+#include "railyard/mrail/endpoint.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -13,7 +13,7 @@
 #include "pattern.h"
 #include "railyard/common/error.h"
 #include "railyard/topology/local_rails.h"
-#include "railyard/transports/mrail/detail/wire.h"
+#include "railyard/mrail/detail/wire.h"
 #include "scoped_env.h"
 
 namespace railyard::mrail {
@@ -753,11 +753,11 @@ TEST(Endpoint, MalformedWireMessagesAreDroppedAndCounted) {
   EndpointGroup group({endpoint_options(1), endpoint_options(1)});
   // A raw rail sends garbage to the endpoint's rail, then the real peer
   // sends a message that must still arrive.
-  RailOptions raw_options;
+  rail::RailOptions raw_options;
   raw_options.address = "127.0.0.1";
-  Rail raw(raw_options);
+  rail::Rail raw(raw_options);
   const EndpointAddress target = decode_address(group[1].address());
-  const RailPeer peer = raw.insert_peer(target.rails[0].address);
+  const rail::RailPeer peer = raw.insert_peer(target.rails[0].address);
   // A message from endpoint 0: `header` and `payload` bytes after it.
   const auto message = [&](Header header, std::size_t payload) {
     header.source = group[0].id();
@@ -789,10 +789,10 @@ TEST(Endpoint, MalformedWireMessagesAreDroppedAndCounted) {
   garbage.push_back(message(Header{.type = MessageType::kRailReset,
                                    .word = RailResetNotice{.rail = 9, .number = 1}.word()},
                             0));
-  std::vector<railyard::Request> ops(garbage.size());
+  std::vector<railyard::rail::Request> ops(garbage.size());
   for (std::size_t i = 0; i < garbage.size(); ++i) {
     ASSERT_TRUE(
-        raw.post_send(ops[i], peer, ConstBuffer{garbage[i].data(), garbage[i].size()}).ok());
+        raw.post_send(ops[i], peer, rail::ConstBuffer{garbage[i].data(), garbage[i].size()}).ok());
   }
   // The raw rail needs progress too (rxm connects from both sides).
   ASSERT_TRUE(group.run_until([&] {
@@ -822,19 +822,19 @@ TEST(Endpoint, AFinFromAnotherPeerDoesNotEndARendezvous) {
   ASSERT_FALSE(send.done());
 
   // Endpoint 2's identity on a raw rail: FIN for endpoint 0's first transfer.
-  RailOptions raw_options;
+  rail::RailOptions raw_options;
   raw_options.address = "127.0.0.1";
-  Rail raw(raw_options);
-  const RailPeer to_sender = raw.insert_peer(decode_address(group[0].address()).rails[0].address);
+  rail::Rail raw(raw_options);
+  const rail::RailPeer to_sender = raw.insert_peer(decode_address(group[0].address()).rails[0].address);
   Header fin;
   fin.type = MessageType::kFin;
   fin.source = group[2].id();
   fin.word = 1;
   std::vector<std::byte> forged(kHeaderSize);
   encode_header(fin, forged.data());
-  railyard::Request forged_send;
+  railyard::rail::Request forged_send;
   ASSERT_TRUE(
-      raw.post_send(forged_send, to_sender, ConstBuffer{forged.data(), forged.size()}).ok());
+      raw.post_send(forged_send, to_sender, rail::ConstBuffer{forged.data(), forged.size()}).ok());
   ASSERT_TRUE(group.run_until([&] {
     raw.progress();
     return group[0].counters().dropped_messages == 1;

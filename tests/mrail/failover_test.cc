@@ -14,7 +14,7 @@
 
 #include "endpoint_pair.h"
 #include "pattern.h"
-#include "railyard/transports/mrail/endpoint.h"
+#include "railyard/mrail/endpoint.h"
 
 namespace railyard::mrail {
 namespace {

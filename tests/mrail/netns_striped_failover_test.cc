@@ -29,8 +29,8 @@
 #include "netns_failover.h"
 #include "netns_hosts.h"
 #include "pattern.h"
-#include "railyard/transports/mrail/endpoint.h"
-#include "railyard_tools/forked_peer.h"
+#include "railyard/mrail/endpoint.h"
+#include "tools/support/forked_peer.h"
 
 namespace railyard::mrail {
 namespace {

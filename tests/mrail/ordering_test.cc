@@ -5,8 +5,8 @@
 #include <string>
 
 #include "railyard/common/intrusive_list.h"
-#include "railyard/transports/mrail/detail/reorder_buffer.h"
-#include "railyard/transports/mrail/detail/sequence.h"
+#include "railyard/mrail/detail/reorder_buffer.h"
+#include "railyard/mrail/detail/sequence.h"
 
 namespace railyard::mrail {
 namespace {

@@ -1,5 +1,5 @@
 // The ring that keeps a path's unacknowledged messages for failover.
-#include "railyard/transports/mrail/detail/retained_queue.h"
+#include "railyard/mrail/detail/retained_queue.h"
 
 #include <gtest/gtest.h>
 

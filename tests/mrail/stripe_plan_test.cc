@@ -1,5 +1,5 @@
 // The scheduler against reference schedules, as aws-ofi-nccl tests its own.
-#include "railyard/transports/mrail/stripe_plan.h"
+#include "railyard/mrail/stripe_plan.h"
 
 #include <gtest/gtest.h>
 

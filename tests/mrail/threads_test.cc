@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "endpoint_pair.h"
-#include "railyard/transports/mrail/endpoint.h"
+#include "railyard/mrail/endpoint.h"
 
 namespace railyard::mrail {
 namespace {

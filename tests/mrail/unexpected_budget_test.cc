@@ -10,8 +10,8 @@
 
 #include "endpoint_pair.h"
 #include "pattern.h"
-#include "railyard/transports/mrail/detail/reorder_buffer.h"
-#include "railyard/transports/mrail/endpoint.h"
+#include "railyard/mrail/detail/reorder_buffer.h"
+#include "railyard/mrail/endpoint.h"
 
 namespace railyard::mrail {
 namespace {

@@ -1,11 +1,11 @@
-#include "railyard/transports/rail/bind_address.h"
+#include "railyard/rail/bind_address.h"
 
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 
 #include "railyard/common/error.h"
 
-namespace railyard {
+namespace railyard::rail {
 namespace {
 
 TEST(BindAddress, AcceptsEveryForm) {
@@ -83,4 +83,4 @@ INSTANTIATE_TEST_SUITE_P(
         BadAddress{"[::1", "expected an interface name"}));
 
 }  // namespace
-}  // namespace railyard
+}  // namespace railyard::rail

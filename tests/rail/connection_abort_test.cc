@@ -12,9 +12,9 @@
 
 #include <cerrno>
 
-#include "railyard/transports/rail/detail/connection_abort.h"
+#include "railyard/rail/detail/connection_abort.h"
 
-namespace railyard {
+namespace railyard::rail {
 namespace {
 
 // An fd closed when the test ends.
@@ -95,4 +95,4 @@ TEST(ConnectionAbort, AWaitObjectThatIsNoEpollSetFindsNothing) {
 }
 
 }  // namespace
-}  // namespace railyard
+}  // namespace railyard::rail

@@ -10,9 +10,9 @@
 
 #include "pattern.h"
 #include "rail_pair.h"
-#include "railyard/transports/rail/rail.h"
+#include "railyard/rail/rail.h"
 
-namespace railyard {
+namespace railyard::rail {
 namespace {
 
 using namespace std::chrono_literals;
@@ -107,4 +107,4 @@ TEST(PeerlessRail, MarkingItAgainRestoresEveryCallReading) {
 }
 
 }  // namespace
-}  // namespace railyard
+}  // namespace railyard::rail

@@ -1,6 +1,6 @@
 // ProgressLock: recursive and exclusive, handed over on request, let go of
 // while its holder sleeps, and its sleepers woken by progress.
-#include "railyard/transports/rail/progress_lock.h"
+#include "railyard/rail/progress_lock.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-namespace railyard {
+namespace railyard::rail {
 namespace {
 
 using namespace std::chrono_literals;
@@ -189,4 +189,4 @@ TEST(ProgressLock, HeldTwiceItIsKeptWhileSleeping) {
 }
 
 }  // namespace
-}  // namespace railyard
+}  // namespace railyard::rail

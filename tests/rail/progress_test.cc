@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "rail_pair.h"
-#include "railyard/transports/rail/progress.h"
-#include "railyard/transports/rail/rail.h"
-#include "railyard/transports/rail/request.h"
+#include "railyard/rail/progress.h"
+#include "railyard/rail/rail.h"
+#include "railyard/rail/request.h"
 
-namespace railyard {
+namespace railyard::rail {
 namespace {
 
 using testing::kTestTimeout;
@@ -311,4 +311,4 @@ TEST(ProgressUntil, SlowTurnsStillSweepTheColdRailsWithinTheGap) {
 }
 
 }  // namespace
-}  // namespace railyard
+}  // namespace railyard::rail

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "child_output.h"
-#include "railyard/transports/rail/provider_defaults.h"
-#include "railyard/transports/rail/rail.h"
+#include "railyard/rail/provider_defaults.h"
+#include "railyard/rail/rail.h"
 
-namespace railyard {
+namespace railyard::rail {
 namespace {
 
 using namespace std::chrono_literals;
@@ -108,4 +108,4 @@ TEST(ProviderDefaultsChild, Report) {
 }
 
 }  // namespace
-}  // namespace railyard
+}  // namespace railyard::rail

@@ -6,10 +6,10 @@
 
 #include "rail_pair.h"
 #include "railyard/common/error.h"
-#include "railyard/transports/rail/rail.h"
+#include "railyard/rail/rail.h"
 #include "scoped_env.h"
 
-namespace railyard {
+namespace railyard::rail {
 namespace {
 
 using testing::ScopedEnv;
@@ -165,4 +165,4 @@ TEST(RailErrors, ASliceOutsideItsRegionIsRefused) {
 }
 
 }  // namespace
-}  // namespace railyard
+}  // namespace railyard::rail

@@ -1,10 +1,10 @@
-#include "railyard/transports/rail/rail_limits.h"
+#include "railyard/rail/rail_limits.h"
 
 #include <gtest/gtest.h>
 
 #include "railyard/common/error.h"
 
-namespace railyard {
+namespace railyard::rail {
 namespace {
 
 RailLimits capable() {
@@ -63,4 +63,4 @@ TEST(RailLimits, PrintsModes) {
 }
 
 }  // namespace
-}  // namespace railyard
+}  // namespace railyard::rail

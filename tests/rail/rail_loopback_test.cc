@@ -11,9 +11,9 @@
 
 #include "pattern.h"
 #include "rail_pair.h"
-#include "railyard/transports/rail/rail.h"
+#include "railyard/rail/rail.h"
 
-namespace railyard {
+namespace railyard::rail {
 namespace {
 
 using testing::fill_pattern;
@@ -447,4 +447,4 @@ TEST(RailLoopback, FailingOnePeersDeferredPostsLetsOthersGo) {
 }
 
 }  // namespace
-}  // namespace railyard
+}  // namespace railyard::rail

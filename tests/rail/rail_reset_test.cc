@@ -15,11 +15,11 @@
 
 #include "pattern.h"
 #include "rail_pair.h"
-#include "railyard/transports/rail/progress.h"
-#include "railyard/transports/rail/rail.h"
-#include "railyard_tools/forked_peer.h"
+#include "railyard/rail/progress.h"
+#include "railyard/rail/rail.h"
+#include "tools/support/forked_peer.h"
 
-namespace railyard {
+namespace railyard::rail {
 namespace {
 
 using testing::fill_pattern;
@@ -238,4 +238,4 @@ TEST(RailReset, AReadOfABrokenConnectionCompletesOnceAndTheResetEndsItNoMore) {
 }
 
 }  // namespace
-}  // namespace railyard
+}  // namespace railyard::rail

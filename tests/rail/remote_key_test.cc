@@ -1,10 +1,10 @@
-#include "railyard/transports/rail/detail/remote_key.h"
+#include "railyard/rail/detail/remote_key.h"
 
 #include <gtest/gtest.h>
 
 #include "railyard/common/error.h"
 
-namespace railyard {
+namespace railyard::rail {
 namespace {
 
 RemoteKey plain_key() {
@@ -76,4 +76,4 @@ TEST(RemoteKey, RejectsMalformedBlobs) {
 }
 
 }  // namespace
-}  // namespace railyard
+}  // namespace railyard::rail

@@ -13,8 +13,8 @@
 
 #include "channel_pair.h"
 #include "pattern.h"
-#include "railyard/transports/rstream/channel.h"
-#include "railyard/transports/rstream/listener.h"
+#include "railyard/rstream/channel.h"
+#include "railyard/rstream/listener.h"
 
 namespace railyard::rstream {
 namespace {

@@ -16,14 +16,14 @@
 #include "channel_pair.h"
 #include "railyard/common/detail/env.h"
 #include "railyard/common/detail/log.h"
-#include "railyard/transports/rail/detail/background_progress.h"
-#include "railyard_tools/forked_peer.h"
+#include "railyard/rail/detail/background_progress.h"
+#include "tools/support/forked_peer.h"
 
 namespace railyard::rstream {
 namespace {
 
 using namespace std::chrono_literals;
-using railyard::BackgroundProgress;
+using railyard::rail::BackgroundProgress;
 using tools::ForkedPeer;
 
 // Sends this process's stderr to /dev/null while it lives: the logging
@@ -98,18 +98,18 @@ TEST(Fork, ChildrenOfALoggingProcessWithBackgroundProgressRunFreely) {
   options.background_progress = true;
   options.keepalive = 1s;  // idle turns every 125 ms
   testing::ChannelPair pair(options, options);
-  const std::shared_ptr<BackgroundProgress> inherited = BackgroundProgress::shared();
+  const std::shared_ptr<rail::BackgroundProgress> inherited = rail::BackgroundProgress::shared();
   const LogStorm storm(2);
 
   constexpr int kForks = 40;
   for (int i = 0; i < kForks; ++i) {
-    std::shared_ptr<BackgroundProgress> copy = inherited;
+    std::shared_ptr<rail::BackgroundProgress> copy = inherited;
     ForkedPeer child([&copy, i](tools::Pipe&) {
       log::warn("child {} of the fork test", i);
       (void)env::get("RAILYARD_LOG");
       // The parent's instance, destroyed here once the channels let go of
       // it, and a new one of the child's own, started and stopped.
-      auto own = BackgroundProgress::shared();
+      auto own = rail::BackgroundProgress::shared();
       if (own == copy) {
         throw std::runtime_error("the child was handed the parent's progress thread");
       }
@@ -127,7 +127,7 @@ TEST(Fork, ChildrenOfALoggingProcessWithBackgroundProgressRunFreely) {
 // The last reference to an inherited instance, dropped in the child, must
 // not try to join the parent's thread.
 TEST(Fork, AChildDroppingTheInheritedProgressDoesNotJoinTheParentsThread) {
-  auto progress = BackgroundProgress::shared();
+  auto progress = rail::BackgroundProgress::shared();
   ForkedPeer child([&progress](tools::Pipe&) { progress.reset(); });
   EXPECT_EQ(child.wait(10s), 0) << "the child hung destroying the inherited progress thread";
 }

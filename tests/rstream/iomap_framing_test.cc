@@ -12,8 +12,8 @@
 
 #include "channel_pair.h"
 #include "pattern.h"
-#include "railyard/transports/rstream/channel.h"
-#include "railyard/transports/rstream/framing.h"
+#include "railyard/rstream/channel.h"
+#include "railyard/rstream/framing.h"
 
 namespace railyard::rstream {
 namespace {

@@ -14,9 +14,9 @@
 
 #include "channel_pair.h"
 #include "railyard/common/error.h"
-#include "railyard/transports/rstream/channel.h"
-#include "railyard/transports/rstream/listener.h"
-#include "railyard_tools/forked_peer.h"
+#include "railyard/rstream/channel.h"
+#include "railyard/rstream/listener.h"
+#include "tools/support/forked_peer.h"
 
 namespace railyard::rstream {
 namespace {

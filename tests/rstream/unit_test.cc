@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "railyard/common/error.h"
-#include "railyard/transports/rstream/channel_options.h"
-#include "railyard/transports/rstream/detail/credits.h"
-#include "railyard/transports/rstream/detail/ring_space.h"
-#include "railyard/transports/rstream/detail/wire.h"
-#include "railyard/transports/rstream/frame_assembler.h"
-#include "railyard/transports/rstream/stream_address.h"
+#include "railyard/rstream/channel_options.h"
+#include "railyard/rstream/detail/credits.h"
+#include "railyard/rstream/detail/ring_space.h"
+#include "railyard/rstream/detail/wire.h"
+#include "railyard/rstream/frame_assembler.h"
+#include "railyard/rstream/stream_address.h"
 #include "scoped_env.h"
 
 namespace railyard::rstream {

@@ -1,7 +1,7 @@
 // Faulting in the start of a shared-memory region: the pages asked for are
 // in this process's page tables afterwards, the others are not, and no
 // byte of the file changes.
-#include "railyard/transports/shm/region_prefault.h"
+#include "railyard/shm/region_prefault.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

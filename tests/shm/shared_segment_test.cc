@@ -1,6 +1,6 @@
 // A named shared segment: what one process writes another that opens it
 // reads, names are checked and removed, and every failure names the segment.
-#include "railyard/transports/shm/shared_segment.h"
+#include "railyard/shm/shared_segment.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

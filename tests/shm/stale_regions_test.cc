@@ -1,7 +1,7 @@
 // Regions of libfabric's shm provider left by processes that are gone:
 // recognised by name, removed only when their process no longer exists and
 // they belong to this user.
-#include "railyard/transports/shm/stale_regions.h"
+#include "railyard/shm/stale_regions.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

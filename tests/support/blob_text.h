@@ -4,16 +4,16 @@
 #include <span>
 #include <string>
 
-#include "railyard/comm/bootstrap/bootstrap.h"
+#include "railyard/bootstrap/bootstrap.h"
 
 namespace railyard::testing {
 
-inline comm::Blob text_blob(const std::string& text) {
+inline bootstrap::Blob text_blob(const std::string& text) {
   const auto bytes = std::as_bytes(std::span(text));
   return {bytes.begin(), bytes.end()};
 }
 
-inline std::string blob_text(const comm::Blob& blob) {
+inline std::string blob_text(const bootstrap::Blob& blob) {
   return {reinterpret_cast<const char*>(blob.data()), blob.size()};
 }
 

@@ -11,8 +11,8 @@
 #include <span>
 #include <string>
 
-#include "railyard/transports/rstream/channel.h"
-#include "railyard/transports/rstream/listener.h"
+#include "railyard/rstream/channel.h"
+#include "railyard/rstream/listener.h"
 
 namespace railyard::testing {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "railyard/transports/mrail/endpoint.h"
+#include "railyard/mrail/endpoint.h"
 
 namespace railyard::testing {
 
@@ -28,7 +28,7 @@ inline mrail::Options endpoint_options(std::size_t rails, const std::string& pol
   if (!policy_table.empty()) {
     options.policies = mrail::PolicyTable::parse("test policy table", policy_table);
   }
-  options.wait = WaitPolicy::from_environment();
+  options.wait = rail::WaitPolicy::from_environment();
   return options;
 }
 

@@ -4,8 +4,8 @@
 
 #include <chrono>
 
-#include "railyard/transports/mrail/endpoint.h"
-#include "railyard_tools/forked_peer.h"
+#include "railyard/mrail/endpoint.h"
+#include "tools/support/forked_peer.h"
 
 namespace railyard::testing {
 

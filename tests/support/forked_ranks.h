@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "railyard/comm/bootstrap/root_bootstrap.h"
+#include "railyard/bootstrap/root_bootstrap.h"
 #include "railyard/comm/communicator.h"
-#include "railyard_tools/forked_peer.h"
-#include "railyard_tools/free_port.h"
+#include "tools/support/forked_peer.h"
+#include "tools/support/free_port.h"
 
 namespace railyard::testing {
 
@@ -26,7 +26,7 @@ inline std::vector<std::unique_ptr<tools::ForkedPeer>> fork_ranks(
     int size, const std::string& job_key, std::chrono::milliseconds timeout,
     const std::function<void(int)>& prepare,
     const std::function<void(int, const comm::Communicator&, tools::Pipe&)>& body) {
-  comm::BootstrapOptions bootstrap;
+  bootstrap::BootstrapOptions bootstrap;
   bootstrap.root = fmt::format("127.0.0.1:{}", tools::free_tcp_port());
   bootstrap.job_key = job_key;
   bootstrap.timeout = timeout;
@@ -39,8 +39,8 @@ inline std::vector<std::unique_ptr<tools::ForkedPeer>> fork_ranks(
       options.timeout = timeout;  // a rank that fails leaves; the others end too
       const comm::Communicator world = comm::Communicator::world(
           options,
-          [&](std::span<const std::byte> card) -> std::unique_ptr<comm::Bootstrap> {
-            return std::make_unique<comm::RootBootstrap>(rank, size, card, bootstrap);
+          [&](std::span<const std::byte> card) -> std::unique_ptr<bootstrap::Bootstrap> {
+            return std::make_unique<bootstrap::RootBootstrap>(rank, size, card, bootstrap);
           },
           timeout);
       body(rank, world, pipe);

@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "railyard/transports/shm/region_prefault.h"
+#include "railyard/shm/region_prefault.h"
 
 namespace railyard::testing {
 

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "netns_hosts.h"
-#include "railyard/transports/mrail/endpoint.h"
+#include "railyard/mrail/endpoint.h"
 
 namespace railyard::testing {
 

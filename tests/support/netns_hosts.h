@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "railyard/common/detail/parse.h"
-#include "railyard_tools/network_namespace.h"
+#include "tools/support/network_namespace.h"
 
 namespace railyard::testing {
 

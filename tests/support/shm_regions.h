@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "railyard/transports/shm/stale_regions.h"
+#include "railyard/shm/stale_regions.h"
 
 namespace railyard::testing {
 

@@ -13,9 +13,9 @@
 #include <thread>
 #include <vector>
 
-#include "railyard/comm/bootstrap/root_bootstrap.h"
+#include "railyard/bootstrap/root_bootstrap.h"
 #include "railyard/comm/communicator.h"
-#include "railyard/transports/rstream/listener.h"
+#include "railyard/rstream/listener.h"
 #include "scoped_env.h"
 
 namespace railyard::testing {
@@ -30,7 +30,7 @@ inline std::vector<std::string> run_ranks(int size,
                                           const std::function<int(int)>& host_of = {}) {
   const ScopedEnv rails("FI_OFI_MRAIL_ADDR", "127.0.0.1,127.0.0.2");
   rstream::Listener listener("127.0.0.1:0");
-  comm::BootstrapOptions bootstrap;
+  bootstrap::BootstrapOptions bootstrap;
   bootstrap.root = listener.address().to_string();
   bootstrap.job_key = "communicator-test";
   bootstrap.timeout = std::chrono::seconds(30);
@@ -46,12 +46,12 @@ inline std::vector<std::string> run_ranks(int size,
         }
         comm::Communicator world = comm::Communicator::world(
             mine,
-            [&](std::span<const std::byte> card) -> std::unique_ptr<comm::Bootstrap> {
+            [&](std::span<const std::byte> card) -> std::unique_ptr<bootstrap::Bootstrap> {
               if (rank == 0) {
-                return std::make_unique<comm::RootBootstrap>(std::move(listener), size, card,
+                return std::make_unique<bootstrap::RootBootstrap>(std::move(listener), size, card,
                                                              bootstrap);
               }
-              return std::make_unique<comm::RootBootstrap>(rank, size, card, bootstrap);
+              return std::make_unique<bootstrap::RootBootstrap>(rank, size, card, bootstrap);
             },
             bootstrap.timeout);
         body(world);

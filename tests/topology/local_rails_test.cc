@@ -9,8 +9,8 @@
 #include "railyard/common/error.h"
 #include "railyard/topology/hwloc_topology.h"
 #include "railyard/topology/local_rails.h"
-#include "railyard/transports/mrail/endpoint.h"
-#include "railyard/transports/mrail/options.h"
+#include "railyard/mrail/endpoint.h"
+#include "railyard/mrail/options.h"
 #include "scoped_env.h"
 
 namespace railyard::topology {

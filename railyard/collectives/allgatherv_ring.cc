@@ -1,0 +1,20 @@
+// Allgatherv around the ring: as the allgather ring, each block at its own
+// place and of its own length. p - 1 steps. Any p.
+#include <cstring>
+
+#include "railyard/collectives/detail/algorithms.h"
+
+namespace railyard::comm::detail {
+
+CollectiveTask allgatherv_ring(Channel channel, CollectiveArgs args) {
+  const std::size_t element = size_of(args.type);
+  const BlockLayout layout{args.counts, args.displs, 0};
+  auto* data = static_cast<std::byte*>(args.recv);
+  const std::size_t mine = layout.count(channel.rank()) * element;
+  if (!args.in_place && mine != 0) {
+    std::memcpy(data + layout.offset(channel.rank()) * element, args.send, mine);
+  }
+  co_await ring_allgather(channel, data, layout, element);
+}
+
+}  // namespace railyard::comm::detail

@@ -1,0 +1,97 @@
+// The algorithm table: every algorithm listed once with a description, the
+// built-in choice, RAILYARD_ALGO's overrides and its errors.
+#include "railyard/collectives/algorithm_table.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <utility>
+
+#include "railyard/common/error.h"
+#include "railyard/common/error.h"
+
+namespace railyard::comm {
+namespace {
+
+TEST(AlgorithmTable, EveryAlgorithmHasAUniqueNameAndADescription) {
+  std::set<std::pair<Collective, std::string_view>> seen;
+  for (const Algorithm& algorithm : all_algorithms()) {
+    EXPECT_TRUE(seen.emplace(algorithm.collective, algorithm.name).second) << algorithm.name;
+    EXPECT_FALSE(algorithm.description.empty()) << algorithm.name;
+    EXPECT_NE(algorithm.run, nullptr) << algorithm.name;
+    EXPECT_EQ(&AlgorithmTable::named(algorithm.collective, algorithm.name), &algorithm);
+  }
+  for (const Collective collective :
+       {Collective::kBarrier, Collective::kBcast, Collective::kAllreduce, Collective::kAllgather,
+        Collective::kReduceScatter, Collective::kReduce, Collective::kAlltoall}) {
+    EXPECT_EQ(collective_named(to_string(collective)), collective);
+  }
+}
+
+TEST(AlgorithmTable, TheBuiltInChoiceGoesBySizeAndRanks) {
+  const AlgorithmTable table;
+  EXPECT_EQ(table.choose(Collective::kAllreduce, 8, 8).name, "recursive_doubling");
+  EXPECT_EQ(table.choose(Collective::kAllreduce, 64 << 20, 8).name, "ring");
+  EXPECT_EQ(table.choose(Collective::kAllreduce, 64 << 10, 8).name, "rabenseifner");
+  EXPECT_EQ(table.choose(Collective::kAllreduce, 64 << 10, 2).name, "recursive_doubling");
+  // Two ranks: the ring's two steps move what one swap moves.
+  EXPECT_EQ(table.choose(Collective::kAllreduce, 64 << 20, 2).name, "recursive_doubling");
+  EXPECT_EQ(table.choose(Collective::kBarrier, 0, 5).name, "dissemination");
+  EXPECT_EQ(table.choose(Collective::kBcast, 1 << 20, 5).name, "scatter_allgather");
+  EXPECT_EQ(table.choose(Collective::kBcast, 1 << 20, 2).name, "binomial");
+  EXPECT_EQ(table.choose(Collective::kBcast, 1024, 5).name, "binomial");
+  EXPECT_EQ(table.choose(Collective::kAllgather, 1024, 5).name, "recursive_doubling");
+  EXPECT_EQ(table.choose(Collective::kAllgather, 1 << 20, 5).name, "ring");
+  EXPECT_EQ(table.choose(Collective::kReduce, 1 << 20, 5).name, "binomial");
+  EXPECT_EQ(table.choose(Collective::kAlltoall, 1 << 20, 5).name, "pairwise");
+}
+
+TEST(AlgorithmTable, OverridesApplyToTheirRangesOnly) {
+  const AlgorithmTable table("RAILYARD_ALGO",
+                             "allreduce:0-8k:ring; allreduce:8k-inf:recursive_doubling;");
+  EXPECT_EQ(table.choose(Collective::kAllreduce, 0, 4).name, "ring");
+  EXPECT_EQ(table.choose(Collective::kAllreduce, 8191, 4).name, "ring");
+  EXPECT_EQ(table.choose(Collective::kAllreduce, 8192, 4).name, "recursive_doubling");
+  EXPECT_EQ(table.choose(Collective::kAllreduce, std::size_t{1} << 40, 4).name,
+            "recursive_doubling");
+  // Other collectives keep the built-in choice.
+  EXPECT_EQ(table.choose(Collective::kBcast, 8, 4).name, "binomial");
+}
+
+void expect_refused(const std::string& spec, const std::string& part) {
+  try {
+    (void)AlgorithmTable("RAILYARD_ALGO", spec);
+    ADD_FAILURE() << "accepted " << spec;
+  } catch (const ConfigError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("RAILYARD_ALGO"), std::string::npos) << message;
+    EXPECT_NE(message.find(part), std::string::npos) << message;
+  }
+}
+
+TEST(AlgorithmTable, EveryBadEntryIsRefusedNamingIt) {
+  expect_refused("allreduce:0-8k", "not COLLECTIVE:FROM-TO:ALGORITHM");
+  expect_refused("allreduse:0-8k:ring", "no collective 'allreduse'");
+  expect_refused("allreduce:0-8k:rign",
+                 "no allreduce algorithm 'rign'; there are recursive_doubling, rabenseifner, ring");
+  expect_refused("allreduce:8k-8k:ring", "range '8k-8k'");
+  expect_refused("allreduce:8k-1k:ring", "range '8k-1k'");
+  expect_refused("allreduce:x-1k:ring", "range 'x-1k'");
+  expect_refused("allreduce:0-:ring", "range '0-'");
+  expect_refused("bcast:0-inf:ring", "no bcast algorithm 'ring'; there are binomial");
+}
+
+TEST(AlgorithmTable, AnUnknownNameAskedByACallIsAUsageErrorListingTheOthers) {
+  try {
+    (void)AlgorithmTable::named(Collective::kAllgather, "bruck");
+    ADD_FAILURE() << "found bruck";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("allgather has no algorithm 'bruck'; it has ring"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace railyard::comm
