@@ -8,10 +8,10 @@
 
 #include "fuzz/fuzz_support.h"
 #include "railyard/common/detail/parse.h"
+#include "railyard/rstream/stream_address.h"
 #include "railyard/topology/interface_filter.h"
 #include "railyard/topology/local_rails.h"
 #include "railyard/topology/rail_mapping.h"
-#include "railyard/rstream/stream_address.h"
 
 namespace {
 

@@ -60,7 +60,8 @@ comm::Communicator& CommunicatorTransport::joined() {
       options,
       [&](std::span<const std::byte> card) -> std::unique_ptr<bootstrap::Bootstrap> {
         if (root_) {
-          return std::make_unique<bootstrap::RootBootstrap>(std::move(*listener_), 2, card, bootstrap);
+          return std::make_unique<bootstrap::RootBootstrap>(std::move(*listener_), 2, card,
+                                                            bootstrap);
         }
         return std::make_unique<bootstrap::RootBootstrap>(1, 2, card, bootstrap);
       },

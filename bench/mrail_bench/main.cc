@@ -29,13 +29,13 @@
 #include "railyard/common/error.h"
 #include "railyard/mrail/policy_table.h"
 #include "railyard/rail/rail_options.h"
-#include "tools/support/comma_list.h"
-#include "tools/support/report.h"
-#include "tools/support/tool_main.h"
 #include "round_order.h"
 #include "rounds.h"
 #include "setting_subjects.h"
 #include "subject.h"
+#include "tools/support/comma_list.h"
+#include "tools/support/report.h"
+#include "tools/support/tool_main.h"
 
 namespace railyard::bench {
 namespace {

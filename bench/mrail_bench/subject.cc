@@ -22,9 +22,9 @@
 #include "rails_transport.h"
 #include "railyard/rail/provider_defaults.h"
 #include "railyard/rail/rail_options.h"
+#include "rma_transport.h"
 #include "tools/support/forked_peer.h"
 #include "tools/support/network_namespace.h"
-#include "rma_transport.h"
 
 namespace railyard::bench {
 namespace {
@@ -66,8 +66,8 @@ std::unique_ptr<BenchTransport> make_transport(const Subject& subject,
       // called libfabric yet.
       const std::string addresses = fmt::format("{}", fmt::join(rails, ","));
       ::setenv("FI_OFI_MRAIL_ADDR", addresses.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
-      return std::make_unique<OfiMrailTransport>(rail::default_provider() + ";ofi_mrail", subject.tagged,
-                                                 largest, slots);
+      return std::make_unique<OfiMrailTransport>(rail::default_provider() + ";ofi_mrail",
+                                                 subject.tagged, largest, slots);
     }
     case Subject::Kind::kOpenMpi:
       break;
@@ -146,7 +146,8 @@ bool is_baseline(Subject::Kind kind) noexcept {
 }
 
 std::string launch_of(const Subject& subject, const Hosts& hosts) {
-  const std::string provider = subject.provider.empty() ? rail::default_provider() : subject.provider;
+  const std::string provider =
+      subject.provider.empty() ? rail::default_provider() : subject.provider;
   std::string environment;
   if (subject.kind == Subject::Kind::kOfiMrail) {
     environment =

@@ -143,7 +143,7 @@ class Side {
 
   void wait_for(const std::function<bool()>& done, const char* what) {
     if (!railyard::rail::progress_until(raw_rails_, done, settings_.timeout,
-                                  rails_.front()->wait_policy())) {
+                                        rails_.front()->wait_policy())) {
       throw std::runtime_error(
           fmt::format("timed out after {} s waiting for {}", settings_.timeout.count(), what));
     }

@@ -20,8 +20,8 @@ struct Call {
   const void* send;  // not read when in place
   void* recv;
   std::size_t count;
-  comm::DataType type;
-  comm::ReduceOp op;
+  collectives::DataType type;
+  collectives::ReduceOp op;
   int root;
   bool in_place;
 };

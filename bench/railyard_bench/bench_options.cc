@@ -6,8 +6,8 @@
 #include <CLI/CLI.hpp>
 #include <stdexcept>
 
-#include "railyard/common/error.h"
 #include "railyard/common/detail/parse.h"
+#include "railyard/common/error.h"
 
 namespace railyard::bench {
 namespace {
@@ -22,16 +22,16 @@ std::size_t size_flag(const char* flag, const std::string& text) {
 
 std::string type_names() {
   std::vector<std::string_view> names;
-  for (const comm::DataType type : comm::kAllDataTypes) {
-    names.push_back(comm::to_string(type));
+  for (const collectives::DataType type : collectives::kAllDataTypes) {
+    names.push_back(collectives::to_string(type));
   }
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
 std::string op_names() {
   std::vector<std::string_view> names;
-  for (const comm::ReduceOp op : comm::kAllReduceOps) {
-    names.push_back(comm::to_string(op));
+  for (const collectives::ReduceOp op : collectives::kAllReduceOps) {
+    names.push_back(collectives::to_string(op));
   }
   return fmt::format("{}", fmt::join(names, ", "));
 }
@@ -92,20 +92,20 @@ BenchOptions resolve(const BenchArguments& arguments) {
         fmt::format("-f '{}': expected a whole factor of 2 or more", arguments.factor));
   }
   options.factor = *factor;
-  const auto type = comm::data_type_named(arguments.type);
+  const auto type = collectives::data_type_named(arguments.type);
   if (!type) {
     throw std::invalid_argument(
         fmt::format("-t '{}': expected one of {}", arguments.type, type_names()));
   }
   options.sweep.type = *type;
-  const auto op = comm::reduce_op_named(arguments.op);
+  const auto op = collectives::reduce_op_named(arguments.op);
   if (!op) {
     throw std::invalid_argument(
         fmt::format("-o '{}': expected one of {}", arguments.op, op_names()));
   }
   options.sweep.op = *op;
   if (reduces(*operation)) {
-    comm::check_pairing(*type, *op, "-o with -t");
+    collectives::check_pairing(*type, *op, "-o with -t");
   }
   if (arguments.root < 0) {
     throw std::invalid_argument(fmt::format("-r {}: expected a rank, 0 or more", arguments.root));
@@ -118,7 +118,7 @@ BenchOptions resolve(const BenchArguments& arguments) {
                                               arguments.algorithm, arguments.operation));
     }
     try {
-      (void)comm::AlgorithmTable::named(*collective, arguments.algorithm);
+      (void)collectives::AlgorithmTable::named(*collective, arguments.algorithm);
     } catch (const railyard::UsageError& error) {
       throw std::invalid_argument(fmt::format("-a '{}': {}", arguments.algorithm, error.what()));
     }

@@ -9,8 +9,8 @@
 namespace railyard::bench {
 namespace {
 
-using comm::DataType;
-using comm::ReduceOp;
+using collectives::DataType;
+using collectives::ReduceOp;
 
 // The largest integer every value of `type` holds exactly, with margin: a
 // reduction of inputs up to it stays exact.
@@ -116,9 +116,9 @@ void store(DataType type, void* data, std::size_t index, std::uint64_t value) no
     case DataType::kUint64:
       return put(data, index, value);
     case DataType::kFloat16:
-      return put(data, index, comm::float_to_half(static_cast<float>(value)));
+      return put(data, index, collectives::float_to_half(static_cast<float>(value)));
     case DataType::kBfloat16:
-      return put(data, index, comm::float_to_bfloat16(static_cast<float>(value)));
+      return put(data, index, collectives::float_to_bfloat16(static_cast<float>(value)));
     case DataType::kFloat32:
       return put(data, index, static_cast<float>(value));
     case DataType::kFloat64:
@@ -146,9 +146,9 @@ double load(DataType type, const void* data, std::size_t index) noexcept {
     case DataType::kUint64:
       return static_cast<double>(get<std::uint64_t>(data, index));
     case DataType::kFloat16:
-      return comm::half_to_float(get<std::uint16_t>(data, index));
+      return collectives::half_to_float(get<std::uint16_t>(data, index));
     case DataType::kBfloat16:
-      return comm::bfloat16_to_float(get<std::uint16_t>(data, index));
+      return collectives::bfloat16_to_float(get<std::uint16_t>(data, index));
     case DataType::kFloat32:
       return get<float>(data, index);
     case DataType::kFloat64:

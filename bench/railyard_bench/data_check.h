@@ -15,8 +15,8 @@ namespace railyard::bench {
 
 struct CheckShape {
   Operation operation;
-  comm::DataType type;
-  comm::ReduceOp op;
+  collectives::DataType type;
+  collectives::ReduceOp op;
   int ranks;
   int root;
 };

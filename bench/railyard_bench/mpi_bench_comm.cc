@@ -18,53 +18,53 @@ void check(int code, const char* call) {
   }
 }
 
-MPI_Datatype mpi_type(comm::DataType type) {
+MPI_Datatype mpi_type(collectives::DataType type) {
   switch (type) {
-    case comm::DataType::kInt8:
+    case collectives::DataType::kInt8:
       return MPI_INT8_T;
-    case comm::DataType::kInt16:
+    case collectives::DataType::kInt16:
       return MPI_INT16_T;
-    case comm::DataType::kInt32:
+    case collectives::DataType::kInt32:
       return MPI_INT32_T;
-    case comm::DataType::kInt64:
+    case collectives::DataType::kInt64:
       return MPI_INT64_T;
-    case comm::DataType::kUint8:
+    case collectives::DataType::kUint8:
       return MPI_UINT8_T;
-    case comm::DataType::kUint16:
+    case collectives::DataType::kUint16:
       return MPI_UINT16_T;
-    case comm::DataType::kUint32:
+    case collectives::DataType::kUint32:
       return MPI_UINT32_T;
-    case comm::DataType::kUint64:
+    case collectives::DataType::kUint64:
       return MPI_UINT64_T;
-    case comm::DataType::kFloat32:
+    case collectives::DataType::kFloat32:
       return MPI_FLOAT;
-    case comm::DataType::kFloat64:
+    case collectives::DataType::kFloat64:
       return MPI_DOUBLE;
-    case comm::DataType::kFloat16:
-    case comm::DataType::kBfloat16:
+    case collectives::DataType::kFloat16:
+    case collectives::DataType::kBfloat16:
       break;
   }
   throw std::invalid_argument(
       fmt::format("-t {}: MPI has no such type; expected an integer type, "
                   "float or double",
-                  comm::to_string(type)));
+                  collectives::to_string(type)));
 }
 
-MPI_Op mpi_op(comm::ReduceOp op) {
+MPI_Op mpi_op(collectives::ReduceOp op) {
   switch (op) {
-    case comm::ReduceOp::kSum:
+    case collectives::ReduceOp::kSum:
       return MPI_SUM;
-    case comm::ReduceOp::kProd:
+    case collectives::ReduceOp::kProd:
       return MPI_PROD;
-    case comm::ReduceOp::kMin:
+    case collectives::ReduceOp::kMin:
       return MPI_MIN;
-    case comm::ReduceOp::kMax:
+    case collectives::ReduceOp::kMax:
       return MPI_MAX;
-    case comm::ReduceOp::kBand:
+    case collectives::ReduceOp::kBand:
       return MPI_BAND;
-    case comm::ReduceOp::kBor:
+    case collectives::ReduceOp::kBor:
       return MPI_BOR;
-    case comm::ReduceOp::kBxor:
+    case collectives::ReduceOp::kBxor:
       return MPI_BXOR;
   }
   return MPI_SUM;
@@ -81,7 +81,7 @@ int mpi_count(std::size_t count) {
 
 }  // namespace
 
-void check_mpi_type(comm::DataType type) { (void)mpi_type(type); }
+void check_mpi_type(collectives::DataType type) { (void)mpi_type(type); }
 
 MpiSession::MpiSession(int& argc, char**& argv) { check(MPI_Init(&argc, &argv), "MPI_Init"); }
 

@@ -54,6 +54,6 @@ class MpiBenchComm final : public BenchComm {
 
 // Throws std::invalid_argument for the types MPI 3.1 has no name for
 // (half, bfloat16).
-void check_mpi_type(comm::DataType type);
+void check_mpi_type(collectives::DataType type);
 
 }  // namespace railyard::bench

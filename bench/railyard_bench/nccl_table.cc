@@ -52,10 +52,11 @@ std::string column_header() {
 
 std::string table_row(const RunInfo& info, const Row& row) {
   const SweepOptions& sweep = info.sweep;
-  const std::string_view redop = reduces(sweep.operation) ? comm::to_string(sweep.op) : "none";
+  const std::string_view redop =
+      reduces(sweep.operation) ? collectives::to_string(sweep.op) : "none";
   const int root = rooted(sweep.operation) ? sweep.root : -1;
   std::string out = fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}", row.bytes, row.elements,
-                                comm::to_string(sweep.type), redop, root);
+                                collectives::to_string(sweep.type), redop, root);
   out += placement_columns(row.out_of_place);
   if (row.in_place) {
     out += placement_columns(*row.in_place);

@@ -34,22 +34,22 @@ std::string_view operation_names() noexcept {
   return "allreduce, bcast, reduce, allgather, reduce_scatter, alltoall, barrier, sendrecv";
 }
 
-std::optional<comm::Collective> collective_of(Operation operation) noexcept {
+std::optional<collectives::Collective> collective_of(Operation operation) noexcept {
   switch (operation) {
     case Operation::kAllreduce:
-      return comm::Collective::kAllreduce;
+      return collectives::Collective::kAllreduce;
     case Operation::kBcast:
-      return comm::Collective::kBcast;
+      return collectives::Collective::kBcast;
     case Operation::kReduce:
-      return comm::Collective::kReduce;
+      return collectives::Collective::kReduce;
     case Operation::kAllgather:
-      return comm::Collective::kAllgather;
+      return collectives::Collective::kAllgather;
     case Operation::kReduceScatter:
-      return comm::Collective::kReduceScatter;
+      return collectives::Collective::kReduceScatter;
     case Operation::kAlltoall:
-      return comm::Collective::kAlltoall;
+      return collectives::Collective::kAlltoall;
     case Operation::kBarrier:
-      return comm::Collective::kBarrier;
+      return collectives::Collective::kBarrier;
     case Operation::kSendrecv:
       return std::nullopt;
   }

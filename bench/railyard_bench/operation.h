@@ -7,7 +7,7 @@
 #include <optional>
 #include <string_view>
 
-#include "railyard/collectives/algorithm_table.h"
+#include "railyard/collectives/selection.h"
 
 namespace railyard::bench {
 
@@ -30,7 +30,7 @@ enum class Operation : std::uint8_t {
 [[nodiscard]] std::string_view operation_names() noexcept;
 
 // The library collective an operation runs (nullopt: sendrecv).
-[[nodiscard]] std::optional<comm::Collective> collective_of(Operation operation) noexcept;
+[[nodiscard]] std::optional<collectives::Collective> collective_of(Operation operation) noexcept;
 
 [[nodiscard]] bool reduces(Operation operation) noexcept;
 [[nodiscard]] bool rooted(Operation operation) noexcept;

@@ -49,7 +49,7 @@ void RailyardBenchComm::run(const Call& call) {
     case Operation::kBarrier:
       return comm::barrier(comm_, options_);
     case Operation::kSendrecv: {
-      const std::size_t bytes = call.count * comm::size_of(call.type);
+      const std::size_t bytes = call.count * collectives::size_of(call.type);
       const int next = (comm_.rank() + 1) % comm_.size();
       const int previous = (comm_.rank() + comm_.size() - 1) % comm_.size();
       // Receive first, so that one rank sending to itself works too.
@@ -65,18 +65,20 @@ void RailyardBenchComm::run(const Call& call) {
 void RailyardBenchComm::barrier() { comm::barrier(comm_); }
 
 void RailyardBenchComm::allgather(const void* mine, void* all, std::size_t bytes) {
-  comm::allgather(comm_, mine, all, bytes, comm::DataType::kUint8);
+  comm::allgather(comm_, mine, all, bytes, collectives::DataType::kUint8);
 }
 
 double RailyardBenchComm::sum(double value) {
   double total = 0;
-  comm::allreduce(comm_, &value, &total, 1, comm::DataType::kFloat64, comm::ReduceOp::kSum);
+  comm::allreduce(comm_, &value, &total, 1, collectives::DataType::kFloat64,
+                  collectives::ReduceOp::kSum);
   return total;
 }
 
 std::uint64_t RailyardBenchComm::sum(std::uint64_t value) {
   std::uint64_t total = 0;
-  comm::allreduce(comm_, &value, &total, 1, comm::DataType::kUint64, comm::ReduceOp::kSum);
+  comm::allreduce(comm_, &value, &total, 1, collectives::DataType::kUint64,
+                  collectives::ReduceOp::kSum);
   return total;
 }
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "bench_comm.h"
-#include "railyard/collectives/collectives.h"
+#include "railyard/comm/collectives.h"
 #include "railyard/comm/communicator.h"
 
 namespace railyard::bench {

@@ -8,7 +8,7 @@ namespace railyard::bench {
 namespace {
 
 std::string_view redop_of(const SweepOptions& sweep) {
-  return reduces(sweep.operation) ? comm::to_string(sweep.op) : "none";
+  return reduces(sweep.operation) ? collectives::to_string(sweep.op) : "none";
 }
 
 int root_of(const SweepOptions& sweep) { return rooted(sweep.operation) ? sweep.root : -1; }
@@ -18,7 +18,7 @@ std::string csv_line(const RunInfo& info, const Row& row, std::string_view place
   const SweepOptions& sweep = info.sweep;
   return fmt::format("{},{},{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{}\n", info.subject,
                      to_string(sweep.operation), info.ranks, info.hosts,
-                     comm::to_string(sweep.type), redop_of(sweep), root_of(sweep), row.bytes,
+                     collectives::to_string(sweep.type), redop_of(sweep), root_of(sweep), row.bytes,
                      row.elements, placement, measured.time_us, measured.algbw_gbps,
                      measured.busbw_gbps,
                      measured.wrong ? fmt::format("{}", *measured.wrong) : std::string());
@@ -55,7 +55,7 @@ std::string json_report(const RunInfo& info, const std::vector<Row>& rows) {
   nlohmann::json out{{"tool", "railyard-bench"},    {"subject", info.subject},
                      {"library", info.library},     {"operation", to_string(sweep.operation)},
                      {"algorithm", info.algorithm}, {"ranks", info.ranks},
-                     {"hosts", info.hosts},         {"type", comm::to_string(sweep.type)},
+                     {"hosts", info.hosts},         {"type", collectives::to_string(sweep.type)},
                      {"redop", redop_of(sweep)},    {"root", root_of(sweep)},
                      {"min_bytes", info.min_bytes}, {"max_bytes", info.max_bytes},
                      {"factor", info.factor},       {"step_bytes", info.step},

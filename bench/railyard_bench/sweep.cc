@@ -25,7 +25,7 @@ Sweep::Sweep(BenchComm& comm, const SweepOptions& options, std::size_t max_bytes
     : comm_(comm),
       options_(options),
       shape_{options.operation, options.type, options.op, comm.size(), options.root},
-      element_(comm::size_of(options.type)) {
+      element_(collectives::size_of(options.type)) {
   const std::size_t elements = elements_for(options.operation, max_bytes, element_, comm.size());
   const std::size_t sends = send_elements(options.operation, elements, comm.size());
   const std::size_t recvs = recv_elements(options.operation, elements, comm.size());

@@ -16,8 +16,8 @@ namespace railyard::bench {
 
 struct SweepOptions {
   Operation operation = Operation::kAllreduce;
-  comm::DataType type = comm::DataType::kFloat32;
-  comm::ReduceOp op = comm::ReduceOp::kSum;
+  collectives::DataType type = collectives::DataType::kFloat32;
+  collectives::ReduceOp op = collectives::ReduceOp::kSum;
   int root = 0;
   int iterations = 20;
   int warmup = 5;

@@ -25,11 +25,11 @@
 
 #include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
+#include "soak_side.h"
 #include "tools/support/comma_list.h"
 #include "tools/support/forked_peer.h"
 #include "tools/support/network_namespace.h"
 #include "tools/support/tool_main.h"
-#include "soak_side.h"
 
 namespace railyard::soak {
 namespace {

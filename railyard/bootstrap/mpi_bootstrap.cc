@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "railyard/common/error.h"
 #include "railyard/common/detail/log.h"
+#include "railyard/common/error.h"
 
 namespace railyard::bootstrap {
 

@@ -10,7 +10,6 @@
 #include <memory>
 #include <thread>
 
-#include "railyard/common/error.h"
 #include "railyard/common/detail/log.h"
 #include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"

@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "railyard/bootstrap/detail/root_state.h"
-#include "railyard/common/error.h"
 #include "railyard/common/detail/log.h"
 #include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"

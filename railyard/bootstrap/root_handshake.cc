@@ -9,7 +9,6 @@
 #include <thread>
 
 #include "railyard/bootstrap/detail/root_state.h"
-#include "railyard/common/error.h"
 #include "railyard/common/detail/log.h"
 #include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"

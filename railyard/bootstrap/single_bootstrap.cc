@@ -6,8 +6,8 @@
 #include <map>
 #include <mutex>
 
-#include "railyard/common/error.h"
 #include "railyard/common/detail/log.h"
+#include "railyard/common/error.h"
 
 namespace railyard::bootstrap {
 

@@ -4,19 +4,19 @@
 
 namespace railyard::c_api {
 
-std::optional<comm::DataType> data_type_of(railyard_datatype_t type) noexcept {
+std::optional<collectives::DataType> data_type_of(railyard_datatype_t type) noexcept {
   if (type < RAILYARD_INT8 || type > RAILYARD_FLOAT64) {
     return std::nullopt;
   }
-  // The C enum lists the types in comm::DataType's order.
-  return static_cast<comm::DataType>(type);
+  // The C enum lists the types in collectives::DataType's order.
+  return static_cast<collectives::DataType>(type);
 }
 
-std::optional<comm::ReduceOp> reduce_op_of(railyard_op_t op) noexcept {
+std::optional<collectives::ReduceOp> reduce_op_of(railyard_op_t op) noexcept {
   if (op < RAILYARD_SUM || op > RAILYARD_BXOR) {
     return std::nullopt;
   }
-  return static_cast<comm::ReduceOp>(op);
+  return static_cast<collectives::ReduceOp>(op);
 }
 
 railyard_result_t check_comm(railyard_comm_t comm, const char* function) noexcept {

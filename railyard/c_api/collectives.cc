@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "railyard/c_api/detail/arguments.h"
-#include "railyard/collectives/collectives.h"
+#include "railyard/comm/collectives.h"
 
 namespace rc = railyard::comm;
 namespace api = railyard::c_api;
@@ -13,8 +13,8 @@ namespace {
 // A type (and operation) from C, or the failure recorded.
 struct Typed {
   railyard_result_t result = RAILYARD_SUCCESS;
-  rc::DataType type = rc::DataType::kUint8;
-  rc::ReduceOp op = rc::ReduceOp::kSum;
+  railyard::collectives::DataType type = railyard::collectives::DataType::kUint8;
+  railyard::collectives::ReduceOp op = railyard::collectives::ReduceOp::kSum;
 };
 
 Typed typed(railyard_datatype_t type, const railyard_op_t* op, const char* function) {

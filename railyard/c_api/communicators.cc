@@ -1,10 +1,10 @@
 // Making, splitting and freeing communicators through the C API.
 #include <memory>
 
-#include "railyard/c_api/detail/handles.h"
-#include "railyard/c_api/detail/unique_id.h"
 #include "railyard/bootstrap/bootstrap_options.h"
 #include "railyard/bootstrap/root_bootstrap.h"
+#include "railyard/c_api/detail/handles.h"
+#include "railyard/c_api/detail/unique_id.h"
 #include "railyard/comm/communicator_options.h"
 
 namespace rc = railyard::comm;
@@ -50,7 +50,8 @@ railyard_result_t railyard_comm_init_rank(railyard_comm_t* comm, int nranks,
   }
   return guarded(kFunction, [&] {
     const railyard::c_api::UniqueId parsed = railyard::c_api::parse_unique_id(*id);
-    railyard::bootstrap::BootstrapOptions options = railyard::bootstrap::BootstrapOptions::from_environment();
+    railyard::bootstrap::BootstrapOptions options =
+        railyard::bootstrap::BootstrapOptions::from_environment();
     options.root = parsed.address;
     options.job_key = parsed.job_key;
     // Rank 0 takes the listener its process opened for the id, before any
@@ -63,7 +64,8 @@ railyard_result_t railyard_comm_init_rank(railyard_comm_t* comm, int nranks,
         rc::CommunicatorOptions::from_environment(),
         [&](std::span<const std::byte> card) -> std::unique_ptr<railyard::bootstrap::Bootstrap> {
           if (listener) {
-            return std::make_unique<railyard::bootstrap::RootBootstrap>(std::move(*listener), nranks, card, options);
+            return std::make_unique<railyard::bootstrap::RootBootstrap>(std::move(*listener),
+                                                                        nranks, card, options);
           }
           return std::make_unique<railyard::bootstrap::RootBootstrap>(rank, nranks, card, options);
         },

@@ -5,8 +5,7 @@
 #include <string>
 
 #include "railyard/c_api/detail/handles.h"
-#include "railyard/collectives/collectives.h"
-#include "railyard/common/error.h"
+#include "railyard/comm/collectives.h"
 #include "railyard/common/error.h"
 
 namespace railyard::c_api {

@@ -7,7 +7,7 @@
 
 #include "railyard/common/error.h"
 
-namespace railyard::comm {
+namespace railyard::collectives {
 namespace {
 
 struct TypeInfo {
@@ -103,4 +103,4 @@ void check_pairing(DataType type, ReduceOp op, const char* what) {
   }
 }
 
-}  // namespace railyard::comm
+}  // namespace railyard::collectives

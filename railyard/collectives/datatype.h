@@ -7,7 +7,7 @@
 #include <optional>
 #include <string_view>
 
-namespace railyard::comm {
+namespace railyard::collectives {
 
 enum class DataType : std::uint8_t {
   kInt8,
@@ -51,4 +51,4 @@ inline constexpr ReduceOp kAllReduceOps[] = {ReduceOp::kSum, ReduceOp::kProd, Re
 // operation on a floating-point type); `what` names the call.
 void check_pairing(DataType type, ReduceOp op, const char* what);
 
-}  // namespace railyard::comm
+}  // namespace railyard::collectives

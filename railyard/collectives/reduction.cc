@@ -6,7 +6,7 @@
 #include <cstring>
 #include <type_traits>
 
-namespace railyard::comm {
+namespace railyard::collectives {
 
 float half_to_float(std::uint16_t bits) noexcept {
   const std::uint32_t sign = static_cast<std::uint32_t>(bits & 0x8000U) << 16;
@@ -287,4 +287,4 @@ void reduce(DataType type, ReduceOp op, void* out, const void* left, const void*
   }
 }
 
-}  // namespace railyard::comm
+}  // namespace railyard::collectives

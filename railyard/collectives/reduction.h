@@ -6,7 +6,7 @@
 
 #include "railyard/collectives/datatype.h"
 
-namespace railyard::comm {
+namespace railyard::collectives {
 
 // out[i] = left[i] op right[i] for `count` elements of `type`. `out` may be
 // `left` or `right` (the same address, not an overlap at an offset).
@@ -25,4 +25,4 @@ void reduce(DataType type, ReduceOp op, void* out, const void* left, const void*
 [[nodiscard]] float bfloat16_to_float(std::uint16_t bits) noexcept;
 [[nodiscard]] std::uint16_t float_to_bfloat16(float value) noexcept;
 
-}  // namespace railyard::comm
+}  // namespace railyard::collectives

@@ -5,14 +5,14 @@
 #include <algorithm>
 #include <vector>
 
+#include "railyard/bootstrap/launch_identity.h"
 #include "railyard/bootstrap/make_bootstrap.h"
+#include "railyard/comm/detail/operation.h"
 #include "railyard/comm/detail/rank_card.h"
 #include "railyard/comm/detail/rank_rails.h"
 #include "railyard/comm/detail/tag_layout.h"
 #include "railyard/comm/detail/world.h"
-#include "railyard/common/error.h"
 #include "railyard/comm/host_identity.h"
-#include "railyard/bootstrap/launch_identity.h"
 #include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
 #include "railyard/topology/process_binding.h"
@@ -57,7 +57,9 @@ Communicator Communicator::world() {
   const bootstrap::LaunchIdentity identity = bootstrap::launch_identity_from_environment();
   return world(
       options,
-      [&](std::span<const std::byte> card) { return bootstrap::make_bootstrap(card, bootstrap, identity); },
+      [&](std::span<const std::byte> card) {
+        return bootstrap::make_bootstrap(card, bootstrap, identity);
+      },
       bootstrap.timeout);
 }
 
@@ -81,45 +83,17 @@ Communicator Communicator::world(const CommunicatorOptions& options, const Join&
   return Communicator(std::move(group));
 }
 
-Communicator::Communicator(std::shared_ptr<const detail::Group> group)
-    : world_(group->world.get()), group_(std::move(group)) {
-  // Local ranks of this communicator: its members on this host, in rank order.
-  const auto& host = world_->host().ranks;
-  local_size_ = 0;
-  for (const int member : group_->members) {
-    if (std::binary_search(host.begin(), host.end(), member)) {
-      if (member == world_->rank()) {
-        local_rank_ = local_size_;
-      }
-      ++local_size_;
-    }
-  }
-  // Ranks per host, by the world's host index (hosts a communicator leaves
-  // out count nothing).
-  std::vector<int> per_host;
-  for (const int member : group_->members) {
-    const auto index = static_cast<std::size_t>(world_->host_index(member));
-    if (index >= per_host.size()) {
-      per_host.resize(index + 1, 0);
-    }
-    ++per_host[index];
-  }
-  std::erase(per_host, 0);
-  host_count_ = static_cast<int>(per_host.size());
-  // (No members at all: the placeholder split() makes for a rank that
-  // joins no new communicator.)
-  ranks_per_host_ = !per_host.empty() && std::ranges::all_of(
-                                             per_host, [&](int n) { return n == per_host.front(); })
-                        ? per_host.front()
-                        : 0;
+Communicator::Communicator(std::shared_ptr<detail::Group> group) : world_(group->world.get()) {
+  group->settle();
+  group_ = std::move(group);
 }
 
 int Communicator::rank() const noexcept { return group_->rank; }
 int Communicator::size() const noexcept { return static_cast<int>(group_->members.size()); }
-int Communicator::local_rank() const noexcept { return local_rank_; }
-int Communicator::local_size() const noexcept { return local_size_; }
-int Communicator::host_count() const noexcept { return host_count_; }
-int Communicator::ranks_per_host() const noexcept { return ranks_per_host_; }
+int Communicator::local_rank() const noexcept { return group_->local_rank; }
+int Communicator::local_size() const noexcept { return group_->local_size; }
+int Communicator::host_count() const noexcept { return group_->hosts.hosts; }
+int Communicator::ranks_per_host() const noexcept { return group_->hosts.ranks_per_host; }
 
 int Communicator::host_index(int rank) const {
   check_peer(rank, "host_index", false);
@@ -127,10 +101,6 @@ int Communicator::host_index(int rank) const {
 }
 std::uint32_t Communicator::context() const noexcept { return group_->context; }
 const CommunicatorOptions& Communicator::options() const noexcept { return world_->options(); }
-
-const AlgorithmTable& Communicator::algorithm_table() const noexcept {
-  return world_->algorithms();
-}
 
 int Communicator::world_rank(int rank) const {
   check_peer(rank, "world_rank", false);
@@ -194,21 +164,6 @@ void check_buffer(const void* data, std::size_t bytes, const char* what) {
   }
 }
 
-// The multi-rail layer refuses to start an operation with a peer that has
-// failed (and for arguments it cannot take): the typed error, at once.
-void started_or_failed(const railyard::Status& started, const char* what, int peer) {
-  if (started.ok()) {
-    return;
-  }
-  if (started.code() == StatusCode::kInvalidArgument) {
-    throw UsageError(fmt::format("{}: {}", what, started.message()));
-  }
-  throw RemoteError(peer >= 0 ? std::optional<int>(peer) : std::nullopt,
-                    fmt::format("{} {}: {}", what,
-                                peer >= 0 ? fmt::format("rank {}", peer) : std::string("any rank"),
-                                started.to_string()));
-}
-
 }  // namespace
 
 mrail::PeerId Communicator::peer_of(int rank) const {
@@ -216,21 +171,11 @@ mrail::PeerId Communicator::peer_of(int rank) const {
                             : world_->peer(group_->members[static_cast<std::size_t>(rank)]);
 }
 
-void Communicator::post(detail::Operation& operation, void* data, std::size_t bytes,
-                        std::uint64_t wire, std::uint64_t ignore, const char* what) const {
-  mrail::Endpoint& endpoint = world_->endpoint();
-  const mrail::PeerId peer = peer_of(operation.peer);
-  started_or_failed(operation.receive
-                        ? endpoint.recv(operation.request, peer, data, bytes, wire, ignore)
-                        : endpoint.send(operation.request, peer, data, bytes, wire),
-                    what, operation.peer);
-}
-
 Request Communicator::start(bool receive, void* data, std::size_t bytes, int peer, int tag,
                             std::uint64_t wire, std::uint64_t ignore, const char* what) const {
   auto operation =
       std::make_unique<detail::Operation>(group_, receive, peer, tag, receive ? bytes : 0);
-  post(*operation, data, bytes, wire, ignore, what);
+  detail::post(*operation, data, bytes, wire, ignore, what);
   return Request(std::move(operation));
 }
 
@@ -263,8 +208,8 @@ void Communicator::send(const void* data, std::size_t bytes, int dest, int tag) 
   check_buffer(data, bytes, "send");
   detail::Operation operation(borrowed_group(), false, dest, tag, 0);
   // The payload is only read.
-  post(operation, const_cast<void*>(data), bytes,  // NOLINT(*-const-cast)
-       tag_for(tag, "send", false), 0, "send to");
+  detail::post(operation, const_cast<void*>(data), bytes,  // NOLINT(*-const-cast)
+               tag_for(tag, "send", false), 0, "send to");
   detail::await(operation, detail::wait_timeout(operation), "");
   // Nothing of an ok send's status reaches the caller.
   if (!operation.request.status().ok()) {
@@ -277,7 +222,7 @@ Status Communicator::recv(void* data, std::size_t bytes, int source, int tag) co
   check_peer(source, "recv", true);
   check_buffer(data, bytes, "recv");
   detail::Operation operation(borrowed_group(), true, source, tag, bytes);
-  post(operation, data, bytes, tag_for(tag, "recv", true), ignore_for(tag), "recv from");
+  detail::post(operation, data, bytes, tag_for(tag, "recv", true), ignore_for(tag), "recv from");
   detail::await(operation, detail::wait_timeout(operation), "");
   Status status;
   detail::complete(operation, status);
@@ -337,22 +282,6 @@ Request Communicator::post_internal_recv(void* data, std::size_t bytes, int sour
   return start(true, data, bytes, source, 0,
                detail::wire_tag(group_->context, true, detail::kSplitTag), 0,
                "split: receive from");
-}
-
-Request Communicator::post_collective(bool receive, void* data, std::size_t bytes, int peer,
-                                      std::uint64_t wire) const {
-  return start(receive, data, bytes, peer, 0, wire, 0,
-               receive ? "collective: receive from" : "collective: send to");
-}
-
-Request Communicator::start_collective(const char* name, detail::CollectiveTask task) const {
-  auto operation = std::make_unique<detail::Operation>(group_, false, -1, -1, 0);
-  operation->collective = std::move(task);
-  operation->collective_name = name;
-  // Its first transfers go out now; a collective between this rank and
-  // itself alone may even end here.
-  (void)operation->done();
-  return Request(std::move(operation));
 }
 
 }  // namespace railyard::comm

@@ -29,15 +29,12 @@
 
 namespace railyard::comm {
 
-class AlgorithmTable;
-
 namespace detail {
 class World;
 struct Group;
 struct Operation;
 struct WindowState;
-class Channel;
-class CollectiveTask;
+struct CollectiveAccess;
 }  // namespace detail
 
 class Communicator {
@@ -50,7 +47,8 @@ class Communicator {
   // How a rank joins its job, given its descriptor (the rank card the
   // Communicator makes): make_bootstrap for world(); an MpiBootstrap for the
   // MPI shim; a RootBootstrap per thread for tests.
-  using Join = std::function<std::unique_ptr<bootstrap::Bootstrap>(std::span<const std::byte> descriptor)>;
+  using Join =
+      std::function<std::unique_ptr<bootstrap::Bootstrap>(std::span<const std::byte> descriptor)>;
 
   // The world of the job this process belongs to: identity, bootstrap
   // (RAILYARD_BOOTSTRAP) and rails from the environment. Throws ConfigError
@@ -76,8 +74,6 @@ class Communicator {
   // This communicator's context id (0 for the world).
   [[nodiscard]] std::uint32_t context() const noexcept;
   [[nodiscard]] const CommunicatorOptions& options() const noexcept;
-  // Which algorithm each collective runs (options().algorithms applied).
-  [[nodiscard]] const AlgorithmTable& algorithm_table() const noexcept;
 
   // Non-blocking messages. `data` must stay valid (and, for a receive,
   // untouched) until the request finishes. Throws UsageError for a rank
@@ -140,9 +136,10 @@ class Communicator {
  private:
   friend struct detail::WindowState;
   friend class Window;
-  friend class detail::Channel;
+  friend struct detail::CollectiveAccess;
 
-  explicit Communicator(std::shared_ptr<const detail::Group> group);
+  // Settles where the group's members sit, then holds it.
+  explicit Communicator(std::shared_ptr<detail::Group> group);
 
   void check_peer(int rank, const char* what, bool any_allowed) const;
   [[nodiscard]] std::uint64_t tag_for(int tag, const char* what, bool any_allowed) const;
@@ -150,10 +147,6 @@ class Communicator {
   [[nodiscard]] static std::uint64_t ignore_for(int tag);
   // The endpoint's peer for a rank here (kAnySource: any peer).
   [[nodiscard]] mrail::PeerId peer_of(int rank) const;
-  // Posts a send or receive: every one, the user's and the library's,
-  // blocking or not, goes through here.
-  void post(detail::Operation& operation, void* data, std::size_t bytes, std::uint64_t wire,
-            std::uint64_t ignore, const char* what) const;
   // Builds the Operation of a request and posts it.
   [[nodiscard]] Request start(bool receive, void* data, std::size_t bytes, int peer, int tag,
                               std::uint64_t wire, std::uint64_t ignore, const char* what) const;
@@ -165,11 +158,6 @@ class Communicator {
   [[nodiscard]] Request post_internal_send(const void* data, std::size_t bytes, int dest) const;
   [[nodiscard]] Request post_internal_recv(void* data, std::size_t bytes, int source) const;
   [[nodiscard]] Communicator derive(int color, int key) const;
-  // A collective's transfers, on its tag `wire` (tag_layout.h).
-  [[nodiscard]] Request post_collective(bool receive, void* data, std::size_t bytes, int peer,
-                                        std::uint64_t wire) const;
-  // The request of a collective that `task` carries out.
-  [[nodiscard]] Request start_collective(const char* name, detail::CollectiveTask task) const;
   // The library's own collectives over its tag (communicator_exchange.cc),
   // bounded by the communicator's timeout: every rank's blob in rank order,
   // and a barrier.
@@ -180,10 +168,6 @@ class Communicator {
 
   detail::World* world_;  // group_->world, which keeps it open
   std::shared_ptr<const detail::Group> group_;
-  int local_rank_ = 0;
-  int local_size_ = 1;
-  int host_count_ = 1;
-  int ranks_per_host_ = 1;
 };
 
 }  // namespace railyard::comm

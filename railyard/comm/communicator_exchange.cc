@@ -7,6 +7,8 @@
 #include <array>
 
 #include "railyard/comm/communicator.h"
+#include "railyard/comm/detail/group.h"
+#include "railyard/comm/detail/operation.h"
 #include "railyard/comm/detail/world.h"
 #include "railyard/common/detail/byte_codec.h"
 

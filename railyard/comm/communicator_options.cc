@@ -1,6 +1,6 @@
 #include "railyard/comm/communicator_options.h"
 
-#include "railyard/collectives/algorithm_table.h"
+#include "railyard/collectives/selection.h"
 
 #include "railyard/common/detail/env.h"
 #include "railyard/common/detail/parse.h"
@@ -61,8 +61,7 @@ CommunicatorOptions CommunicatorOptions::from_environment() {
     options.shm_prefault = parse_size("RAILYARD_SHM_PREFAULT", *text);
   }
   if (const auto text = env::get("RAILYARD_ALGO")) {
-    options.algorithms = *text;
-    (void)AlgorithmTable("RAILYARD_ALGO", options.algorithms);  // refused here, not at first use
+    options.algorithms = collectives::AlgorithmTable("RAILYARD_ALGO", *text);
   }
   return options;
 }

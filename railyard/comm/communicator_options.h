@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "railyard/collectives/selection.h"
+
 namespace railyard::comm {
 
 // Whether ranks on the same host talk over shared memory (libfabric's shm).
@@ -47,11 +49,12 @@ struct CommunicatorOptions {
   // off, which runs them over messages, as the non-blocking ones run.
   bool host_segment = true;
 
-  // Which algorithm a collective runs, per size range, instead of the
-  // built-in choice (collectives/algorithm_table.h), e.g.
-  // "allreduce:0-8k:recursive_doubling;allreduce:8k-inf:ring". RAILYARD_ALGO;
-  // empty (the default): the built-in choice everywhere.
-  std::string algorithms;
+  // Which algorithm each collective runs: the built-in choice, and the
+  // algorithms named for size ranges instead (collectives/selection.h).
+  // RAILYARD_ALGO, e.g.
+  // "allreduce:0-8k:recursive_doubling;allreduce:8k-inf:ring"; unset: the
+  // built-in choice everywhere.
+  collectives::AlgorithmTable algorithms;
 
   // The host this rank says it runs on, when not empty; else its host
   // identity (host_identity.h: RAILYARD_HOST_ID, or the host name and

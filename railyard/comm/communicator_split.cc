@@ -10,9 +10,11 @@
 #include <vector>
 
 #include "railyard/comm/communicator.h"
+#include "railyard/comm/detail/group.h"
+#include "railyard/comm/detail/operation.h"
 #include "railyard/comm/detail/world.h"
-#include "railyard/common/error.h"
 #include "railyard/common/detail/byte_codec.h"
+#include "railyard/common/error.h"
 
 namespace railyard::comm {
 namespace {

@@ -5,108 +5,12 @@
 #include <algorithm>
 #include <exception>
 
-#include "railyard/comm/detail/tag_layout.h"
+#include "railyard/comm/detail/group.h"
+#include "railyard/comm/detail/operation.h"
 #include "railyard/comm/detail/world.h"
 #include "railyard/common/error.h"
 
 namespace railyard::comm {
-namespace {
-
-std::string describe(const detail::Operation& operation) {
-  if (operation.collective_name != nullptr) {
-    return fmt::format("{} (context {})", operation.collective_name, operation.group->context);
-  }
-  const char* what = operation.receive ? "receive from" : "send to";
-  const std::string peer =
-      operation.peer < 0 ? std::string("any rank") : fmt::format("rank {}", operation.peer);
-  const std::string tag =
-      operation.tag < 0 ? std::string("any tag") : fmt::format("tag {}", operation.tag);
-  return fmt::format("{} {} ({}, context {})", what, peer, tag, operation.group->context);
-}
-
-// The typed error of a failed operation whose status is `status`.
-[[noreturn]] void throw_failed(const detail::Operation& operation, const Status& status,
-                               std::uint64_t message_length) {
-  const railyard::Status& error = status.error;
-  switch (error.code()) {
-    case StatusCode::kTruncated:
-      throw UsageError(fmt::format(
-          "a message of {} bytes from rank {} (tag {}) is longer than the receive buffer of {} "
-          "bytes; the buffer holds its first {} bytes",
-          message_length, status.source, status.tag, operation.capacity, status.bytes));
-    case StatusCode::kTimedOut:
-      throw TimeoutError(fmt::format("{} failed: {}", describe(operation), error.message()));
-    case StatusCode::kInvalidArgument:
-      throw UsageError(fmt::format("{} failed: {}", describe(operation), error.message()));
-    default:
-      break;
-  }
-  const int peer = operation.receive ? status.source : operation.peer;
-  throw RemoteError(peer >= 0 ? std::optional<int>(peer) : std::nullopt,
-                    fmt::format("{} failed: {}", describe(operation), error.to_string()));
-}
-
-}  // namespace
-
-namespace detail {
-
-void complete(const Operation& operation, Status& status) {
-  const mrail::Request& done = operation.request;
-  // Field by field, and the rank looked up only for a wildcard receive:
-  // this runs for every message.
-  status.error = done.status();
-  status.cancelled = done.status().code() == StatusCode::kCanceled;
-  status.bytes = done.length();
-  if (operation.receive) {
-    status.source =
-        operation.peer != kAnySource
-            ? operation.peer
-            : operation.group->rank_of_world(operation.world->world_rank_of(done.peer()));
-    status.tag = status.cancelled ? kAnyTag : user_tag(done.tag());
-  } else {
-    status.source = operation.peer;
-    status.tag = operation.tag;
-  }
-  if (!status.error.ok() && !status.cancelled) {
-    throw_failed(operation, status, done.message_length());
-  }
-}
-
-void await(Operation& operation, std::chrono::milliseconds timeout, const char* afterwards) {
-  // A small blocking send has usually completed as it was posted (an
-  // inject): it returns without a turn of polling, which costs a system
-  // call per rail polled.
-  if (operation.done()) {
-    return;
-  }
-  // A send or receive waits on its request directly (World::wait); a
-  // collective steps its schedule in its predicate.
-  World& world = *operation.world;
-  Operation* const waited = &operation;
-  const bool done = operation.collective
-                        ? world.progress_until([waited] { return waited->done(); }, timeout)
-                        : world.wait(operation.request, timeout);
-  if (!done) {
-    throw TimeoutError(fmt::format("{} did not finish within {} ms{}", describe(operation),
-                                   timeout.count(), afterwards));
-  }
-}
-
-std::chrono::milliseconds wait_timeout(const Operation& operation) noexcept {
-  return operation.world->options().timeout.value_or(std::chrono::milliseconds::max());
-}
-
-bool RequestAccess::done(const Request& request) noexcept {
-  return !request.operation_ || request.operation_->done();
-}
-
-void RequestAccess::finish(Request& request) {
-  if (request.operation_) {
-    request.finish();
-  }
-}
-
-}  // namespace detail
 
 Request::Request() = default;
 Request::Request(std::unique_ptr<detail::Operation> operation) : operation_(std::move(operation)) {}
@@ -158,7 +62,7 @@ const Status& Request::wait(std::chrono::milliseconds timeout) {
 }
 
 bool Request::cancel() {
-  if (!operation_ || !operation_->receive || operation_->collective) {
+  if (!operation_ || !operation_->receive || operation_->is_collective()) {
     return false;
   }
   return operation_->world->endpoint().cancel(operation_->request).ok();

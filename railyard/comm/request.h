@@ -32,7 +32,6 @@ struct Status {
 
 namespace detail {
 struct Operation;
-struct RequestAccess;
 }  // namespace detail
 
 // Owned by the caller, movable. An empty Request (default, moved from, or
@@ -100,8 +99,6 @@ class Request {
   static void wait_all(std::span<Request> requests, std::chrono::milliseconds timeout);
 
  private:
-  friend struct detail::RequestAccess;
-
   // Moves the operation's results into status_ and drops it; throws the
   // typed error of a failed one.
   void finish();

@@ -8,9 +8,11 @@
 #include <mutex>
 #include <vector>
 
+#include "railyard/comm/detail/group.h"
+#include "railyard/comm/detail/operation.h"
 #include "railyard/comm/detail/world.h"
-#include "railyard/common/error.h"
 #include "railyard/common/detail/log.h"
+#include "railyard/common/error.h"
 
 namespace railyard::comm {
 namespace detail {

@@ -5,9 +5,9 @@
 
 #include <memory>
 
-#include "railyard/c_api/detail/handles.h"
 #include "railyard/bootstrap/bootstrap_options.h"
 #include "railyard/bootstrap/mpi_bootstrap.h"
+#include "railyard/c_api/detail/handles.h"
 #include "railyard/comm/communicator_options.h"
 #include "railyard/common/error.h"
 #include "railyard/mpi_shim/detail/world_collectives.h"
@@ -35,7 +35,8 @@ extern "C" railyard_result_t railyard_comm_init_mpi(MPI_Comm comm, railyard_comm
       world = rc::Communicator::world(
           options,
           [&](std::span<const std::byte> card) {
-            return std::make_unique<railyard::bootstrap::MpiBootstrap>(shim::bootstrap_view(collectives), card);
+            return std::make_unique<railyard::bootstrap::MpiBootstrap>(
+                shim::bootstrap_view(collectives), card);
           },
           timeout);
       (void)collectives->allgather({});  // every rank has its part

@@ -14,7 +14,7 @@ ReductionArguments reduction_arguments(MPI_Datatype type, MPI_Op op, int count) 
   if (count < 0) {
     arguments.bytes = Declined{.why = Declined::Why::kNegativeCount, .first = count};
   } else {
-    arguments.bytes = static_cast<std::size_t>(count) * comm::size_of(arguments.type);
+    arguments.bytes = static_cast<std::size_t>(count) * collectives::size_of(arguments.type);
   }
   return arguments;
 }

@@ -6,7 +6,7 @@
 
 #include <variant>
 
-#include "railyard/collectives/collectives.h"
+#include "railyard/comm/collectives.h"
 #include "railyard/mpi_shim/detail/blocking_collectives.h"
 #include "railyard/mpi_shim/detail/collective_arguments.h"
 #include "railyard/mpi_shim/detail/shim.h"
@@ -70,7 +70,7 @@ int bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm com
     return PMPI_Bcast(buffer, count, datatype, root, comm);
   }
   return carried(shim, comm, "MPI_Bcast", [&] {
-    rc::bcast(*target, buffer, std::get<std::size_t>(bytes), rc::DataType::kUint8, root);
+    rc::bcast(*target, buffer, std::get<std::size_t>(bytes), collectives::DataType::kUint8, root);
   });
 }
 
@@ -85,7 +85,7 @@ int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* r
   }
   return carried(shim, comm, "MPI_Allgather", [&] {
     rc::allgather(*target, input(sendbuf), recvbuf, std::get<std::size_t>(block),
-                  rc::DataType::kUint8);
+                  collectives::DataType::kUint8);
   });
 }
 
@@ -116,7 +116,7 @@ int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
   }
   return carried(shim, comm, "MPI_Alltoall", [&] {
     rc::alltoall(*target, input(sendbuf), recvbuf, std::get<std::size_t>(block),
-                 rc::DataType::kUint8);
+                 collectives::DataType::kUint8);
   });
 }
 

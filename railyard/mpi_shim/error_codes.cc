@@ -2,8 +2,8 @@
 
 #include <exception>
 
-#include "railyard/common/error.h"
 #include "railyard/common/detail/log.h"
+#include "railyard/common/error.h"
 
 namespace railyard::mpi_shim {
 namespace {

@@ -9,8 +9,8 @@
 namespace railyard::mpi_shim {
 namespace {
 
-using comm::DataType;
-using comm::ReduceOp;
+using collectives::DataType;
+using collectives::ReduceOp;
 
 enum class Kind : std::uint8_t { kSigned, kUnsigned, kFloat, kByte };
 
@@ -143,7 +143,7 @@ std::variant<Reduction, Declined> reduction_of(MPI_Datatype type, MPI_Op op) {
                 : size == 8 ? std::optional(DataType::kFloat64)
                             : std::nullopt;
     } else if (named.kind == Kind::kByte) {
-      if (!comm::is_bitwise(*mine)) {
+      if (!collectives::is_bitwise(*mine)) {
         return Declined{.why = Declined::Why::kByteArithmetic};
       }
       element = DataType::kUint8;
@@ -153,7 +153,7 @@ std::variant<Reduction, Declined> reduction_of(MPI_Datatype type, MPI_Op op) {
     if (!element) {
       break;
     }
-    if (comm::is_bitwise(*mine) && !comm::is_integer(*element)) {
+    if (collectives::is_bitwise(*mine) && !collectives::is_integer(*element)) {
       return Declined{.why = Declined::Why::kBitwiseNotInteger, .type = type};
     }
     return Reduction{*element, *mine};

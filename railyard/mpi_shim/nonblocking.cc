@@ -5,7 +5,7 @@
 
 #include <variant>
 
-#include "railyard/collectives/collectives.h"
+#include "railyard/comm/collectives.h"
 #include "railyard/mpi_shim/detail/collective_arguments.h"
 #include "railyard/mpi_shim/detail/nonblocking_collectives.h"
 #include "railyard/mpi_shim/detail/pending_collectives.h"
@@ -84,7 +84,8 @@ int ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm co
     return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
   }
   return started(shim, MpiCollective::kBcast, comm, "MPI_Ibcast", request, [&] {
-    return rc::ibcast(*target, buffer, std::get<std::size_t>(bytes), rc::DataType::kUint8, root);
+    return rc::ibcast(*target, buffer, std::get<std::size_t>(bytes), collectives::DataType::kUint8,
+                      root);
   });
 }
 
@@ -101,7 +102,7 @@ int iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   }
   return started(shim, MpiCollective::kAllgather, comm, "MPI_Iallgather", request, [&] {
     return rc::iallgather(*target, input(sendbuf), recvbuf, std::get<std::size_t>(block),
-                          rc::DataType::kUint8);
+                          collectives::DataType::kUint8);
   });
 }
 
@@ -135,7 +136,7 @@ int ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* r
   }
   return started(shim, MpiCollective::kAlltoall, comm, "MPI_Ialltoall", request, [&] {
     return rc::ialltoall(*target, input(sendbuf), recvbuf, std::get<std::size_t>(block),
-                         rc::DataType::kUint8);
+                         collectives::DataType::kUint8);
   });
 }
 

@@ -115,7 +115,8 @@ void Shim::build_world(const comm::CommunicatorOptions& options,
     world_ = comm::Communicator::world(
         options,
         [this](std::span<const std::byte> card) {
-          return std::make_unique<bootstrap::MpiBootstrap>(bootstrap_view(world_collectives_), card);
+          return std::make_unique<bootstrap::MpiBootstrap>(bootstrap_view(world_collectives_),
+                                                           card);
         },
         timeout);
     // One more round: every rank has its part, or none keeps one.

@@ -6,8 +6,8 @@
 #include <numeric>
 #include <utility>
 
-#include "railyard/common/error.h"
 #include "railyard/common/detail/log.h"
+#include "railyard/common/error.h"
 
 namespace railyard::mpi_shim {
 namespace {

@@ -5,8 +5,8 @@
 #include "railyard/common/detail/env.h"
 #include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
-#include "railyard/topology/local_rails.h"
 #include "railyard/mrail/rail_addresses.h"
+#include "railyard/topology/local_rails.h"
 
 namespace railyard::mrail {
 

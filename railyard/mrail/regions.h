@@ -11,6 +11,10 @@
 
 namespace railyard::mrail {
 
+namespace detail {
+class Rma;
+}  // namespace detail
+
 // A buffer registered on every rail of an endpoint (Endpoint::register_memory).
 class MultiRegion {
  public:
@@ -20,7 +24,7 @@ class MultiRegion {
   [[nodiscard]] const std::vector<std::byte>& remote_key() const noexcept { return remote_key_; }
 
  private:
-  friend class Endpoint;
+  friend class detail::Rma;
   void* base_ = nullptr;
   std::size_t length_ = 0;
   std::vector<rail::LocalRegion> rails_;  // by rail index
@@ -34,7 +38,7 @@ class RemoteMultiRegion {
   [[nodiscard]] std::uint64_t length() const noexcept { return length_; }
 
  private:
-  friend class Endpoint;
+  friend class detail::Rma;
   PeerId peer_;
   std::uint64_t length_ = 0;
   // By path index; shared with the transfers under way to it, which may

@@ -33,10 +33,12 @@ RegistrationCache::Lease& RegistrationCache::Lease::operator=(Lease&& other) noe
   return *this;
 }
 
-const rail::LocalRegion& RegistrationCache::Lease::region() const noexcept { return entry_->region; }
+const rail::LocalRegion& RegistrationCache::Lease::region() const noexcept {
+  return entry_->region;
+}
 
 rail::MutableBuffer RegistrationCache::Lease::buffer(const void* data,
-                                               std::size_t length) const noexcept {
+                                                     std::size_t length) const noexcept {
   return rail::MutableBuffer{const_cast<void*>(data), length, entry_->region.descriptor()};
 }
 

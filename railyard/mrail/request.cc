@@ -1,6 +1,7 @@
 #include "railyard/mrail/request.h"
 
-#include "railyard/mrail/detail/endpoint_internal.h"
+#include "railyard/mrail/detail/large_transfer.h"
+#include "railyard/mrail/endpoint.h"
 
 namespace railyard::mrail {
 

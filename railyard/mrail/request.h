@@ -14,8 +14,17 @@ namespace railyard::mrail {
 
 class Endpoint;
 class MatchingEngine;
-struct LargeTransfer;
 struct Peer;
+namespace detail {
+struct LargeTransfer;
+class ActiveRequests;
+class Sender;
+class Receiver;
+class Rendezvous;
+class TransferLanes;
+class Rma;
+class PeerTable;
+}  // namespace detail
 
 enum class RequestKind : std::uint8_t { kIdle, kSend, kRecv, kPut, kGet, kFlush };
 
@@ -66,9 +75,17 @@ class Request {
   [[nodiscard]] std::uint64_t message_length() const noexcept { return message_length_; }
 
  private:
+  // The multi-rail endpoint and its parts (detail/endpoint_core.h).
   friend class Endpoint;
   friend class MatchingEngine;
   friend struct Peer;
+  friend class detail::ActiveRequests;
+  friend class detail::Sender;
+  friend class detail::Receiver;
+  friend class detail::Rendezvous;
+  friend class detail::TransferLanes;
+  friend class detail::Rma;
+  friend class detail::PeerTable;
 
   void start(RequestKind kind, PeerId peer, std::byte* buffer, std::uint64_t capacity);
   void fail(const Status& status);
@@ -88,10 +105,10 @@ class Request {
   std::uint64_t message_length_ = 0;
   // Pieces (fragments, reads, RMA chunks) still outstanding.
   std::uint32_t pending_ = 0;
-  ListHook match_hook_;                   // in a posted-receive queue
-  ListHook queue_hook_;                   // in a peer's queue of sends waiting for the window
-  ListHook active_hook_;                  // in its endpoint's list of unfinished requests
-  std::unique_ptr<LargeTransfer> large_;  // rendezvous and RMA state
+  ListHook match_hook_;   // in a posted-receive queue
+  ListHook queue_hook_;   // in a peer's queue of sends waiting for the window
+  ListHook active_hook_;  // in its endpoint's list of unfinished requests
+  std::unique_ptr<detail::LargeTransfer> large_;  // rendezvous and RMA state
 };
 
 }  // namespace railyard::mrail

@@ -13,8 +13,8 @@
 namespace railyard::bench {
 namespace {
 
-using comm::DataType;
-using comm::ReduceOp;
+using collectives::DataType;
+using collectives::ReduceOp;
 
 void expect_checked_clean(const Measurement& measured) {
   ASSERT_TRUE(measured.wrong.has_value());

@@ -21,8 +21,8 @@
 namespace railyard::bench {
 namespace {
 
-using comm::DataType;
-using comm::ReduceOp;
+using collectives::DataType;
+using collectives::ReduceOp;
 
 TEST(BenchOperation, BusFactorsAreNcclTests) {
   EXPECT_DOUBLE_EQ(bus_factor(Operation::kAllreduce, 4), 1.5);
@@ -153,14 +153,14 @@ TEST(BenchOptions, EveryBadFlagIsNamedWithItsValueAndWhatItTakes) {
       << algorithm;
   EXPECT_NE(algorithm.find("recursive_doubling"), std::string::npos) << algorithm;
   // A bitwise operation is no error where nothing is reduced.
-  EXPECT_EQ(refusal<railyard::UsageError>({{"operation", "bcast"}, {"-t", "float"}, {"-o", "bxor"}}),
-            "");
+  EXPECT_EQ(
+      refusal<railyard::UsageError>({{"operation", "bcast"}, {"-t", "float"}, {"-o", "bxor"}}), "");
 }
 
 // The output every rank of `shape` should hold, built from the inputs here
 // (and the library's reduction kernel), element by element.
 std::vector<std::byte> right_output(const CheckShape& shape, int rank, std::size_t elements) {
-  const std::size_t element = comm::size_of(shape.type);
+  const std::size_t element = collectives::size_of(shape.type);
   const std::size_t block = elements / static_cast<std::size_t>(shape.ranks);
   std::vector<std::vector<std::byte>> inputs;
   for (int r = 0; r < shape.ranks; ++r) {
@@ -191,7 +191,7 @@ std::vector<std::byte> right_output(const CheckShape& shape, int rank, std::size
             shape.operation == Operation::kReduceScatter ? rank * block + i : i;
         std::memcpy(slot, at(0, index), element);
         for (int r = 1; r < shape.ranks; ++r) {
-          comm::reduce(shape.type, shape.op, slot, slot, at(r, index), 1);
+          collectives::reduce(shape.type, shape.op, slot, slot, at(r, index), 1);
         }
       }
     }
@@ -204,20 +204,21 @@ TEST(BenchCheck, CountsWhatIsWrongAndNothingElse) {
   for (const Operation operation :
        {Operation::kAllreduce, Operation::kReduceScatter, Operation::kAllgather,
         Operation::kAlltoall, Operation::kBcast, Operation::kSendrecv, Operation::kReduce}) {
-    for (const DataType type : comm::kAllDataTypes) {
+    for (const DataType type : collectives::kAllDataTypes) {
       for (const ReduceOp op : {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMax, ReduceOp::kBxor}) {
-        if (comm::is_bitwise(op) && !comm::is_integer(type)) {
+        if (collectives::is_bitwise(op) && !collectives::is_integer(type)) {
           continue;
         }
         const CheckShape shape{operation, type, op, 3, 2};
-        SCOPED_TRACE(std::string(to_string(operation)) + " " + std::string(comm::to_string(type)) +
-                     " " + std::string(comm::to_string(op)));
+        SCOPED_TRACE(std::string(to_string(operation)) + " " +
+                     std::string(collectives::to_string(type)) + " " +
+                     std::string(collectives::to_string(op)));
         const int rank = 2;
         std::vector<std::byte> out = right_output(shape, rank, elements);
         EXPECT_EQ(count_wrong(shape, rank, out.data(), elements), 0U);
         // Two elements swapped with ones of another block: both wrong,
         // unless equal.
-        const std::size_t element = comm::size_of(type);
+        const std::size_t element = collectives::size_of(type);
         const std::size_t outputs = out.size() / element;
         std::vector<std::byte> swapped = out;
         std::memcpy(swapped.data(), out.data() + (outputs - 1) * element, element);

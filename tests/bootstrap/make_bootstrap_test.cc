@@ -13,7 +13,6 @@
 #include "blob_text.h"
 #include "railyard/bootstrap/single_bootstrap.h"
 #include "railyard/common/error.h"
-#include "railyard/common/error.h"
 #include "tools/support/free_port.h"
 
 namespace railyard::comm {
@@ -75,7 +74,7 @@ TEST(MakeBootstrap, AutoTakesTheRootRailyardRunNamed) {
     ranks.emplace_back([&, rank] {
       try {
         joined[rank] = bootstrap::make_bootstrap(text_blob("rank " + std::to_string(rank)), options,
-                                      identity_of(rank, kSize, "railyard"));
+                                                 identity_of(rank, kSize, "railyard"));
       } catch (const std::exception& error) {
         errors[rank] = error.what();
       }
@@ -107,7 +106,8 @@ TEST(MakeBootstrap, ALaunchedJobWithoutPmixOrRootNamesRailyardRoot) {
     GTEST_SKIP() << "this test itself runs under a PMIx launcher";
   }
   const std::string error = config_input([] {
-    (void)bootstrap::make_bootstrap(text_blob("me"), quick_options(), identity_of(1, 4, "Open MPI"));
+    (void)bootstrap::make_bootstrap(text_blob("me"), quick_options(),
+                                    identity_of(1, 4, "Open MPI"));
   });
   EXPECT_NE(error.find("RAILYARD_ROOT:"), std::string::npos) << error;
   EXPECT_NE(error.find("Open MPI says this is a job of 4 ranks"), std::string::npos) << error;
@@ -121,7 +121,8 @@ TEST(MakeBootstrap, ForcedMethodsThatCannotRunSayWhy) {
   EXPECT_NE(error.find("MPI shim"), std::string::npos) << error;
 
   options.method = bootstrap::BootstrapMethod::kRoot;
-  error = config_input([&] { (void)bootstrap::make_bootstrap({}, options, identity_of(0, 2, "railyard")); });
+  error = config_input(
+      [&] { (void)bootstrap::make_bootstrap({}, options, identity_of(0, 2, "railyard")); });
   EXPECT_NE(error.find("RAILYARD_ROOT:"), std::string::npos) << error;
 
   options.root = "127.0.0.1:1";
@@ -159,7 +160,8 @@ TEST(SingleBootstrap, StoreWaitsForAnotherThreadAndTimesOutNamingTheKey) {
   } catch (const TimeoutError& error) {
     EXPECT_NE(std::string(error.what()).find("\"never\""), std::string::npos) << error.what();
   }
-  EXPECT_THROW(bootstrap.store().set(std::string(bootstrap::Store::kMaxKeyLength + 1, 'k'), {}), UsageError);
+  EXPECT_THROW(bootstrap.store().set(std::string(bootstrap::Store::kMaxKeyLength + 1, 'k'), {}),
+               UsageError);
 }
 
 TEST(SingleBootstrap, AbortEndsWaitingAndLaterCalls) {

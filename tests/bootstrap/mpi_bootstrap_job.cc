@@ -15,7 +15,6 @@
 #include "job_check.h"
 #include "railyard/bootstrap/mpi_bootstrap.h"
 #include "railyard/common/error.h"
-#include "railyard/common/error.h"
 
 namespace {
 
@@ -45,7 +44,8 @@ class WorldCollectives final : public railyard::bootstrap::MpiCollectives {
     check_mpi(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
     return size;
   }
-  [[nodiscard]] std::vector<railyard::bootstrap::Blob> allgather(std::span<const std::byte> mine) override {
+  [[nodiscard]] std::vector<railyard::bootstrap::Blob> allgather(
+      std::span<const std::byte> mine) override {
     const int ranks = size();
     int length = static_cast<int>(mine.size());
     std::vector<int> lengths(static_cast<std::size_t>(ranks));
@@ -69,7 +69,8 @@ class WorldCollectives final : public railyard::bootstrap::MpiCollectives {
 
 int run() {
   const std::string mine(static_cast<std::size_t>(::getpid() % 7), 'x');  // lengths differ
-  railyard::bootstrap::MpiBootstrap bootstrap(std::make_unique<WorldCollectives>(), text_blob(mine));
+  railyard::bootstrap::MpiBootstrap bootstrap(std::make_unique<WorldCollectives>(),
+                                              text_blob(mine));
   const int rank = bootstrap.rank();
   const int size = bootstrap.size();
   check(size == 3, fmt::format("job size {}, expected 3", size));
@@ -83,7 +84,8 @@ int run() {
               std::string(static_cast<std::size_t>(other), 'r'),
           fmt::format("allgather entry {}", other));
   }
-  const railyard::bootstrap::Blob got = bootstrap.broadcast(2, rank == 2 ? text_blob("from rank 2") : railyard::bootstrap::Blob{}, 30s);
+  const railyard::bootstrap::Blob got = bootstrap.broadcast(
+      2, rank == 2 ? text_blob("from rank 2") : railyard::bootstrap::Blob{}, 30s);
   check(blob_text(got) == "from rank 2", "broadcast from rank 2: " + blob_text(got));
   try {
     (void)bootstrap.broadcast(size, {}, 1s);

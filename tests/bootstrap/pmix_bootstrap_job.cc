@@ -58,7 +58,8 @@ int main() {
               fmt::format("allgather round {} entry {}", round, other));
       }
     }
-    const railyard::bootstrap::Blob got = bootstrap->broadcast(1, rank == 1 ? text_blob("from rank 1") : railyard::bootstrap::Blob{}, 30s);
+    const railyard::bootstrap::Blob got = bootstrap->broadcast(
+        1, rank == 1 ? text_blob("from rank 1") : railyard::bootstrap::Blob{}, 30s);
     check(blob_text(got) == "from rank 1", "broadcast from rank 1: " + blob_text(got));
     if (rank == 2) {
       bootstrap->store().set("answer", text_blob("42"));

@@ -15,14 +15,13 @@
 #include <vector>
 
 #include "blob_text.h"
-#include "railyard/common/error.h"
 #include "railyard/common/detail/byte_codec.h"
 #include "railyard/common/error.h"
 #include "railyard/rstream/channel.h"
 #include "railyard/rstream/framing.h"
 #include "railyard/rstream/listener.h"
-#include "tools/support/forked_peer.h"
 #include "scoped_env.h"
+#include "tools/support/forked_peer.h"
 
 namespace railyard::comm {
 namespace {
@@ -50,10 +49,12 @@ class Job {
   [[nodiscard]] int size() const { return size_; }
 
   // Rank `rank`'s bootstrap; rank 0 takes the listener (once).
-  std::unique_ptr<bootstrap::RootBootstrap> join(int rank, const bootstrap::BootstrapOptions& options) {
+  std::unique_ptr<bootstrap::RootBootstrap> join(int rank,
+                                                 const bootstrap::BootstrapOptions& options) {
     const bootstrap::Blob descriptor = text_blob("descriptor of rank " + std::to_string(rank));
     if (rank == 0) {
-      return std::make_unique<bootstrap::RootBootstrap>(std::move(listener_), size_, descriptor, options);
+      return std::make_unique<bootstrap::RootBootstrap>(std::move(listener_), size_, descriptor,
+                                                        options);
     }
     return std::make_unique<bootstrap::RootBootstrap>(rank, size_, descriptor, options);
   }
@@ -63,7 +64,8 @@ class Job {
   // returns each rank's exception (null when it returned).
   std::vector<std::exception_ptr> run(
       const std::vector<int>& ranks,
-      const std::function<void(int, bootstrap::RootBootstrap&)>& body = [](int, bootstrap::RootBootstrap&) {}) {
+      const std::function<void(int, bootstrap::RootBootstrap&)>& body =
+          [](int, bootstrap::RootBootstrap&) {}) {
     std::vector<std::exception_ptr> errors(ranks.size());
     std::vector<std::thread> threads;
     for (std::size_t i = 0; i < ranks.size(); ++i) {
@@ -99,8 +101,9 @@ class Job {
     }
   }
 
-  std::vector<std::exception_ptr> run_all(const std::function<void(int, bootstrap::RootBootstrap&)>& body =
-                                              [](int, bootstrap::RootBootstrap&) {}) {
+  std::vector<std::exception_ptr> run_all(
+      const std::function<void(int, bootstrap::RootBootstrap&)>& body =
+          [](int, bootstrap::RootBootstrap&) {}) {
     std::vector<int> ranks(static_cast<std::size_t>(size_));
     std::iota(ranks.begin(), ranks.end(), 0);
     return run(ranks, body);

@@ -3,7 +3,8 @@
 // several rank counts (powers of two and not) and vector lengths (empty, one
 // element, odd, and past the rendezvous threshold), in place and not,
 // blocking and not, against a reference computed here.
-#include "railyard/collectives/collectives.h"
+#include "railyard/comm/collectives.h"
+#include "railyard/collectives/registry.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -19,7 +20,9 @@
 #include <tuple>
 #include <vector>
 
-#include "railyard/collectives/detail/algorithms.h"
+#include "railyard/collectives/allreduce/recursive_doubling.h"
+#include "railyard/collectives/allreduce/split_rail.h"
+#include "railyard/collectives/detail/ring.h"
 #include "railyard/common/error.h"
 #include "thread_ranks.h"
 
@@ -117,7 +120,7 @@ TEST_P(AllreduceAlgorithm, SumsAndMaximaMatchTheReferenceInPlaceAndNot) {
 TEST(RingSegments, LargeVectorsReduceInSegmentsToTheReference) {
   for (const int ranks : {2, 3}) {
     SCOPED_TRACE(ranks);
-    const std::size_t per_rank = (detail::kRingSegmentBytes / sizeof(float)) * 2 + 5;
+    const std::size_t per_rank = (collectives::detail::kRingSegmentBytes / sizeof(float)) * 2 + 5;
     const std::size_t count = per_rank * static_cast<std::size_t>(ranks) + 1;
     expect_clean(run_ranks(ranks, [&](Communicator& comm) {
       const CollectiveOptions ring{"ring"};
@@ -159,7 +162,9 @@ TEST(DoublingSegments, LongVectorsSwapInSegmentsToTheReference) {
   for (const int ranks : {2, 3, 4}) {
     SCOPED_TRACE(ranks);
     const std::size_t count =
-        (detail::kSegmentedSwapFrom + detail::kRingSegmentBytes / 2) / sizeof(float) + 5;
+        (collectives::detail::kSegmentedSwapFrom + collectives::detail::kRingSegmentBytes / 2) /
+            sizeof(float) +
+        5;
     expect_clean(run_ranks(ranks, [&](Communicator& comm) {
       const CollectiveOptions doubling{"recursive_doubling"};
       std::vector<float> in(count);
@@ -203,10 +208,15 @@ struct HostLayout {
 // the reference, in place, non-blocking; random floats bitwise equal on
 // every rank; the built-in table choosing it from 1 MiB only there.
 TEST(SplitRail, HostsWithSeveralRanksEachReduceToTheReferenceWithTheSameBits) {
-  constexpr std::size_t kSegmentFloats = detail::kSplitRailSegmentBytes / sizeof(float);
+  constexpr std::size_t kSegmentFloats =
+      collectives::detail::kSplitRailSegmentBytes / sizeof(float);
   // The last: two segments for every lane, and a short one.
-  const std::size_t counts[] = {
-      0, 1, 7, 1027, (std::size_t{1} << 18) + 3, kSegmentFloats * detail::kSplitRailLanes * 2 + 11};
+  const std::size_t counts[] = {0,
+                                1,
+                                7,
+                                1027,
+                                (std::size_t{1} << 18) + 3,
+                                kSegmentFloats * collectives::detail::kSplitRailLanes * 2 + 11};
   for (const HostLayout layout :
        {HostLayout{2, 2}, HostLayout{3, 2}, HostLayout{2, 3}, HostLayout{2, 2, true}}) {
     SCOPED_TRACE(fmt::format("{} hosts x {} ranks{}", layout.hosts, layout.per_host,
@@ -220,13 +230,17 @@ TEST(SplitRail, HostsWithSeveralRanksEachReduceToTheReferenceWithTheSameBits) {
         [&](Communicator& comm) {
           ASSERT_EQ(comm.host_count(), layout.hosts);
           ASSERT_EQ(comm.ranks_per_host(), layout.per_host);
-          const HostShape shape{comm.host_count(), comm.ranks_per_host()};
-          EXPECT_EQ(comm.algorithm_table()
-                        .choose(Collective::kAllreduce, std::size_t{16} << 10, comm.size(), shape)
+          const collectives::HostShape shape{comm.host_count(), comm.ranks_per_host()};
+          EXPECT_EQ(comm.options()
+                        .algorithms
+                        .choose(collectives::Collective::kAllreduce, std::size_t{16} << 10,
+                                comm.size(), shape)
                         .name,
                     "split_rail");
-          EXPECT_NE(comm.algorithm_table()
-                        .choose(Collective::kAllreduce, std::size_t{8} << 10, comm.size(), shape)
+          EXPECT_NE(comm.options()
+                        .algorithms
+                        .choose(collectives::Collective::kAllreduce, std::size_t{8} << 10,
+                                comm.size(), shape)
                         .name,
                     "split_rail");
           for (int peer = 0; peer < comm.size(); ++peer) {
@@ -269,11 +283,13 @@ TEST(SplitRail, UnevenHostsFallBackToTheFlatAllreduce) {
       [&](Communicator& comm) {
         EXPECT_EQ(comm.host_count(), 2);
         EXPECT_EQ(comm.ranks_per_host(), 0);
-        EXPECT_NE(comm.algorithm_table()
-                      .choose(Collective::kAllreduce, std::size_t{8} << 20, comm.size(),
-                              HostShape{comm.host_count(), comm.ranks_per_host()})
-                      .name,
-                  "split_rail");
+        EXPECT_NE(
+            comm.options()
+                .algorithms
+                .choose(collectives::Collective::kAllreduce, std::size_t{8} << 20, comm.size(),
+                        collectives::HostShape{comm.host_count(), comm.ranks_per_host()})
+                .name,
+            "split_rail");
         const std::size_t count = (std::size_t{1} << 18) + 3;
         std::vector<float> data(count);
         for (std::size_t i = 0; i < count; ++i) {
@@ -358,9 +374,10 @@ TEST_P(AllreduceAlgorithm, FloatResultsAreBitwiseEqualOnEveryRank) {
   }
 }
 
-std::vector<Case> cases_of(Collective collective) {
+std::vector<Case> cases_of(collectives::Collective collective) {
   std::vector<Case> out;
-  for (const Algorithm& algorithm : all_algorithms()) {
+  for (const collectives::Algorithm* entry : collectives::all_algorithms()) {
+    const collectives::Algorithm& algorithm = *entry;
     if (algorithm.collective == collective) {
       for (const int ranks : {1, 2, 3, 5, 8}) {
         out.push_back(Case{std::string(algorithm.name), ranks});
@@ -410,7 +427,8 @@ void for_each_root_and_count(const Case& c, Check check) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectives, AllreduceAlgorithm,
-                         ::testing::ValuesIn(cases_of(Collective::kAllreduce)), case_name);
+                         ::testing::ValuesIn(cases_of(collectives::Collective::kAllreduce)),
+                         case_name);
 
 class BcastAlgorithm : public ::testing::TestWithParam<Case> {};
 
@@ -434,7 +452,7 @@ TEST_P(BcastAlgorithm, EveryRankGetsTheRootsVectorFromAnyRoot) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectives, BcastAlgorithm,
-                         ::testing::ValuesIn(cases_of(Collective::kBcast)), case_name);
+                         ::testing::ValuesIn(cases_of(collectives::Collective::kBcast)), case_name);
 
 class AllgatherAlgorithm : public ::testing::TestWithParam<Case> {};
 
@@ -464,7 +482,8 @@ TEST_P(AllgatherAlgorithm, EveryRankGetsEveryBlockInRankOrder) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectives, AllgatherAlgorithm,
-                         ::testing::ValuesIn(cases_of(Collective::kAllgather)), case_name);
+                         ::testing::ValuesIn(cases_of(collectives::Collective::kAllgather)),
+                         case_name);
 
 class ReduceScatterAlgorithm : public ::testing::TestWithParam<Case> {};
 
@@ -489,7 +508,8 @@ TEST_P(ReduceScatterAlgorithm, RankRGetsBlockROfTheSum) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectives, ReduceScatterAlgorithm,
-                         ::testing::ValuesIn(cases_of(Collective::kReduceScatter)), case_name);
+                         ::testing::ValuesIn(cases_of(collectives::Collective::kReduceScatter)),
+                         case_name);
 
 class ReduceAlgorithm : public ::testing::TestWithParam<Case> {};
 
@@ -523,7 +543,8 @@ TEST_P(ReduceAlgorithm, TheRootGetsTheReductionFromAnyRoot) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectives, ReduceAlgorithm,
-                         ::testing::ValuesIn(cases_of(Collective::kReduce)), case_name);
+                         ::testing::ValuesIn(cases_of(collectives::Collective::kReduce)),
+                         case_name);
 
 class AlltoallAlgorithm : public ::testing::TestWithParam<Case> {};
 
@@ -558,7 +579,8 @@ TEST_P(AlltoallAlgorithm, BlockROfEveryRankReachesRankR) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectives, AlltoallAlgorithm,
-                         ::testing::ValuesIn(cases_of(Collective::kAlltoall)), case_name);
+                         ::testing::ValuesIn(cases_of(collectives::Collective::kAlltoall)),
+                         case_name);
 
 class BarrierAlgorithm : public ::testing::TestWithParam<Case> {};
 
@@ -583,7 +605,8 @@ TEST_P(BarrierAlgorithm, NoRankLeavesBeforeAllHaveArrived) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectives, BarrierAlgorithm,
-                         ::testing::ValuesIn(cases_of(Collective::kBarrier)), case_name);
+                         ::testing::ValuesIn(cases_of(collectives::Collective::kBarrier)),
+                         case_name);
 
 // Several non-blocking collectives in flight at once, with the program's
 // own messages between them: none takes another's messages.
@@ -637,7 +660,8 @@ TEST_P(GatherAlgorithm, TheRootGetsEveryBlockInRankOrderAndScatterHandsThemBack)
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectives, GatherAlgorithm,
-                         ::testing::ValuesIn(cases_of(Collective::kGather)), case_name);
+                         ::testing::ValuesIn(cases_of(collectives::Collective::kGather)),
+                         case_name);
 
 // Uneven blocks: rank r's is (r * 37 + base) % 97 elements (some empty),
 // laid out in reverse rank order with a gap of 3 after each.
@@ -811,9 +835,10 @@ TEST(ManyRanks, ElevenAndSixteenRanksRunEveryAlgorithmToTheReference) {
     expect_clean(run_ranks(ranks, [&](Communicator& comm) {
       const auto size = static_cast<std::size_t>(comm.size());
       constexpr std::size_t kCount = 4099;
-      for (const Algorithm& algorithm : all_algorithms()) {
+      for (const collectives::Algorithm* entry : collectives::all_algorithms()) {
+        const collectives::Algorithm& algorithm = *entry;
         const CollectiveOptions forced{std::string(algorithm.name)};
-        if (algorithm.collective == Collective::kAllreduce) {
+        if (algorithm.collective == collectives::Collective::kAllreduce) {
           std::vector<float> in(kCount);
           for (std::size_t i = 0; i < kCount; ++i) {
             in[i] = value(comm.rank(), i);
@@ -828,7 +853,7 @@ TEST(ManyRanks, ElevenAndSixteenRanksRunEveryAlgorithmToTheReference) {
             }
             ASSERT_EQ(out[i], sum) << algorithm.name << ", element " << i;
           }
-        } else if (algorithm.collective == Collective::kAllgather) {
+        } else if (algorithm.collective == collectives::Collective::kAllgather) {
           std::vector<std::uint32_t> mine(kCount);
           for (std::size_t i = 0; i < kCount; ++i) {
             mine[i] = tagged(comm.rank(), i);
@@ -839,7 +864,7 @@ TEST(ManyRanks, ElevenAndSixteenRanksRunEveryAlgorithmToTheReference) {
             ASSERT_EQ(all[j], tagged(static_cast<int>(j / kCount), j % kCount))
                 << algorithm.name << ", element " << j;
           }
-        } else if (algorithm.collective == Collective::kBcast) {
+        } else if (algorithm.collective == collectives::Collective::kBcast) {
           const int root = ranks / 2;
           std::vector<std::uint8_t> data(kCount, 0);
           if (comm.rank() == root) {

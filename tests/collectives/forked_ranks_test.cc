@@ -15,10 +15,11 @@
 #include <vector>
 
 #include "forked_ranks.h"
-#include "railyard/collectives/collectives.h"
+#include "railyard/collectives/registry.h"
+#include "railyard/comm/collectives.h"
 #include "railyard/comm/communicator.h"
-#include "tools/support/forked_peer.h"
 #include "scoped_env.h"
+#include "tools/support/forked_peer.h"
 
 namespace railyard::comm {
 namespace {
@@ -119,12 +120,13 @@ TEST(ForkedRanks, TwoHostsOfTwoProcessesRunTheCollectivesToTheReference) {
         ::setenv("RAILYARD_SHM", "on", 1);
       },
       [](int /*rank*/, const Communicator& world, tools::Pipe& pipe) {
-        const HostShape shape{world.host_count(), world.ranks_per_host()};
-        std::string report =
-            fmt::format("hosts={} per_host={} split_rail={} ", shape.hosts, shape.ranks_per_host,
-                        world.algorithm_table()
-                            .choose(Collective::kAllreduce, std::size_t{4} << 20, kSize, shape)
-                            .name);
+        const collectives::HostShape shape{world.host_count(), world.ranks_per_host()};
+        std::string report = fmt::format(
+            "hosts={} per_host={} split_rail={} ", shape.hosts, shape.ranks_per_host,
+            world.options()
+                .algorithms
+                .choose(collectives::Collective::kAllreduce, std::size_t{4} << 20, kSize, shape)
+                .name);
         std::uint64_t hash = 0;
         const std::string wrong = check_collectives(world, hash);
         report += wrong.empty() ? "ok" : wrong;

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "railyard/collectives/collectives.h"
+#include "railyard/comm/collectives.h"
 #include "railyard/common/error.h"
 #include "railyard/shm/shared_segment.h"
 #include "thread_ranks.h"

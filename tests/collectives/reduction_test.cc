@@ -15,7 +15,7 @@
 
 #include "railyard/common/error.h"
 
-namespace railyard::comm {
+namespace railyard::collectives {
 namespace {
 
 TEST(HalfConversion, EveryHalfSurvivesTheTripThroughFloat) {
@@ -222,4 +222,4 @@ TEST(DataTypeNames, EveryNameLeadsBackToItsType) {
 }
 
 }  // namespace
-}  // namespace railyard::comm
+}  // namespace railyard::collectives

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-namespace railyard::comm::detail {
+namespace railyard::collectives::detail {
 namespace {
 
 TEST(Scratch, ABufferGivenBackIsTakenAgainForAnyRequestItHolds) {
@@ -99,4 +99,4 @@ TEST(Scratch, NothingIsTakenForNoBytes) {
 }
 
 }  // namespace
-}  // namespace railyard::comm::detail
+}  // namespace railyard::collectives::detail

@@ -16,14 +16,14 @@
 #include <vector>
 
 #include "railyard/bootstrap/root_bootstrap.h"
-#include "railyard/collectives/collectives.h"
+#include "railyard/comm/collectives.h"
 #include "railyard/comm/communicator.h"
 #include "railyard/common/error.h"
 #include "railyard/shm/stale_regions.h"
-#include "tools/support/forked_peer.h"
-#include "tools/support/free_port.h"
 #include "scoped_env.h"
 #include "shm_regions.h"
+#include "tools/support/forked_peer.h"
+#include "tools/support/free_port.h"
 
 namespace railyard::comm {
 namespace {

@@ -26,11 +26,11 @@
 #include "railyard/comm/window.h"
 #include "railyard/common/error.h"
 #include "railyard/mrail/endpoint.h"
-#include "tools/support/forked_peer.h"
-#include "tools/support/free_port.h"
 #include "scoped_env.h"
 #include "shm_regions.h"
 #include "thread_ranks.h"
+#include "tools/support/forked_peer.h"
+#include "tools/support/free_port.h"
 
 namespace railyard::comm {
 namespace {

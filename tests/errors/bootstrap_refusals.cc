@@ -35,9 +35,10 @@ std::string refused_by_root(const Client& client, bool late = false) {
   options.root = listener.address().to_string();
   const auto rank = [&](int which, const std::function<void()>& before_barrier) {
     try {
-      auto bootstrap = which == 0 ? std::make_unique<bootstrap::RootBootstrap>(std::move(listener), 2,
-                                                                          bootstrap::Blob{}, options)
-                                  : std::make_unique<bootstrap::RootBootstrap>(1, 2, bootstrap::Blob{}, options);
+      auto bootstrap =
+          which == 0 ? std::make_unique<bootstrap::RootBootstrap>(std::move(listener), 2,
+                                                                  bootstrap::Blob{}, options)
+                     : std::make_unique<bootstrap::RootBootstrap>(1, 2, bootstrap::Blob{}, options);
       before_barrier();
       bootstrap->barrier(20s);
     } catch (const std::exception&) {
@@ -77,7 +78,8 @@ std::string raw_refusal(const bootstrap::BootstrapOptions& options, std::uint16_
   return refusal.message;
 }
 
-Hello hello_of(std::uint32_t rank, std::uint16_t version = bootstrap::detail::kRootProtocolVersion) {
+Hello hello_of(std::uint32_t rank,
+               std::uint16_t version = bootstrap::detail::kRootProtocolVersion) {
   return Hello{.version = version, .rank = rank, .size = 2, .key = "job", .descriptor = {}};
 }
 
@@ -87,7 +89,8 @@ std::string hello_refusal(const bootstrap::BootstrapOptions& options, const Hell
 }
 
 std::string join_refusal(const bootstrap::BootstrapOptions& options, int rank, int size) {
-  return refusal_of([&] { const bootstrap::RootBootstrap joined(rank, size, bootstrap::Blob{}, options); });
+  return refusal_of(
+      [&] { const bootstrap::RootBootstrap joined(rank, size, bootstrap::Blob{}, options); });
 }
 
 BadInput refusal(std::string input, std::string value, std::string expected,

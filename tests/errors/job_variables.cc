@@ -5,10 +5,10 @@
 
 #include "bad_input.h"
 #include "railyard/bootstrap/bootstrap_options.h"
+#include "railyard/bootstrap/launch_identity.h"
 #include "railyard/bootstrap/make_bootstrap.h"
 #include "railyard/comm/communicator_options.h"
 #include "railyard/comm/host_identity.h"
-#include "railyard/bootstrap/launch_identity.h"
 #include "railyard/common/detail/local_rank.h"
 #include "railyard/mpi_shim/detail/shim_options.h"
 
@@ -19,7 +19,7 @@ void read_communicator() { (void)comm::CommunicatorOptions::from_environment(); 
 void read_bootstrap() { (void)bootstrap::BootstrapOptions::from_environment(); }
 void make_bootstrap() {
   (void)bootstrap::make_bootstrap({}, bootstrap::BootstrapOptions::from_environment(),
-                             bootstrap::launch_identity_from_environment());
+                                  bootstrap::launch_identity_from_environment());
 }
 void read_host() { (void)comm::host_identity(); }
 void read_launch() { (void)bootstrap::launch_identity_from_environment(); }
@@ -47,7 +47,7 @@ std::vector<BadInput> job_variables() {
       variable(kCommunicator, "RAILYARD_HOST_SEGMENT", "auto", "expected on or off",
                read_communicator),
       variable(kCommunicator, "RAILYARD_ALGO", "allreduce:0-8k:quantum",
-               "names no allreduce algorithm 'quantum'; there are recursive_doubling",
+               "names no allreduce algorithm 'quantum'; there are rabenseifner, recursive_doubling",
                read_communicator),
       variable(kCommunicator, "RAILYARD_ALGO", "scan:0-inf:ring",
                "names no collective 'scan'; there are barrier", read_communicator),

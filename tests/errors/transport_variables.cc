@@ -4,8 +4,6 @@
 #include <vector>
 
 #include "bad_input.h"
-#include "railyard/topology/hwloc_topology.h"
-#include "railyard/topology/rail_mapping.h"
 #include "railyard/mrail/options.h"
 #include "railyard/mrail/policy_table.h"
 #include "railyard/mrail/rail_addresses.h"
@@ -13,6 +11,8 @@
 #include "railyard/rail/rail_options.h"
 #include "railyard/rail/wait_policy.h"
 #include "railyard/rstream/channel_options.h"
+#include "railyard/topology/hwloc_topology.h"
+#include "railyard/topology/rail_mapping.h"
 
 namespace railyard::testing {
 namespace {

@@ -12,8 +12,8 @@
 #include "endpoint_pair.h"
 #include "pattern.h"
 #include "railyard/common/error.h"
-#include "railyard/topology/local_rails.h"
 #include "railyard/mrail/detail/wire.h"
+#include "railyard/topology/local_rails.h"
 #include "scoped_env.h"
 
 namespace railyard::mrail {
@@ -825,7 +825,8 @@ TEST(Endpoint, AFinFromAnotherPeerDoesNotEndARendezvous) {
   rail::RailOptions raw_options;
   raw_options.address = "127.0.0.1";
   rail::Rail raw(raw_options);
-  const rail::RailPeer to_sender = raw.insert_peer(decode_address(group[0].address()).rails[0].address);
+  const rail::RailPeer to_sender =
+      raw.insert_peer(decode_address(group[0].address()).rails[0].address);
   Header fin;
   fin.type = MessageType::kFin;
   fin.source = group[2].id();

@@ -189,9 +189,9 @@ TEST(RailFork, PostsToADeadPeerFailWithinThePostTimeout) {
   bool unreachable = false;
   while (!unreachable && std::chrono::steady_clock::now() - start < std::chrono::seconds(20)) {
     sends.push_back(std::make_unique<rail::Request>());
-    ASSERT_TRUE(
-        rail.post_tagged_send(*sends.back(), peer, rail::ConstBuffer{buffer.data(), buffer.size()}, 2)
-            .ok());
+    ASSERT_TRUE(rail.post_tagged_send(*sends.back(), peer,
+                                      rail::ConstBuffer{buffer.data(), buffer.size()}, 2)
+                    .ok());
     (void)rail.wait(*sends.back(), std::chrono::seconds(3));
     unreachable = sends.back()->done() && sends.back()->status().code() == StatusCode::kUnreachable;
   }
@@ -229,9 +229,9 @@ TEST(RailFork, SendsTheProviderDropsWithTheirConnectionFailAsUnreachable) {
   std::vector<std::unique_ptr<rail::Request>> sends;
   for (int i = 0; i < 8; ++i) {
     sends.push_back(std::make_unique<rail::Request>());
-    ASSERT_TRUE(
-        rail.post_tagged_send(*sends.back(), peer, rail::ConstBuffer{payload.data(), payload.size()}, 2)
-            .ok());
+    ASSERT_TRUE(rail.post_tagged_send(*sends.back(), peer,
+                                      rail::ConstBuffer{payload.data(), payload.size()}, 2)
+                    .ok());
   }
   ASSERT_TRUE(rail::progress_until(
       std::array<rail::Rail*, 1>{&rail},

@@ -49,7 +49,7 @@ inline std::vector<std::string> run_ranks(int size,
             [&](std::span<const std::byte> card) -> std::unique_ptr<bootstrap::Bootstrap> {
               if (rank == 0) {
                 return std::make_unique<bootstrap::RootBootstrap>(std::move(listener), size, card,
-                                                             bootstrap);
+                                                                  bootstrap);
               }
               return std::make_unique<bootstrap::RootBootstrap>(rank, size, card, bootstrap);
             },

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "railyard/common/error.h"
-#include "railyard/topology/hwloc_topology.h"
-#include "railyard/topology/local_rails.h"
 #include "railyard/mrail/endpoint.h"
 #include "railyard/mrail/options.h"
+#include "railyard/topology/hwloc_topology.h"
+#include "railyard/topology/local_rails.h"
 #include "scoped_env.h"
 
 namespace railyard::topology {

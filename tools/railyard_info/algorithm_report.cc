@@ -2,19 +2,22 @@
 
 #include <fmt/format.h>
 
-#include "railyard/collectives/algorithm_table.h"
+#include "railyard/collectives/registry.h"
+#include "railyard/collectives/selection.h"
+#include "railyard/comm/communicator_options.h"
 
 namespace railyard::info {
 
 nlohmann::json algorithm_report() {
-  const comm::AlgorithmTable table = comm::AlgorithmTable::from_environment();
+  const collectives::AlgorithmTable table =
+      comm::CommunicatorOptions::from_environment().algorithms;
   nlohmann::json out;
   out["overrides"] = table.spec();
   out["algorithms"] = nlohmann::json::array();
-  for (const comm::Algorithm& algorithm : comm::all_algorithms()) {
-    out["algorithms"].push_back({{"collective", std::string(to_string(algorithm.collective))},
-                                 {"name", std::string(algorithm.name)},
-                                 {"description", std::string(algorithm.description)}});
+  for (const collectives::Algorithm* algorithm : collectives::all_algorithms()) {
+    out["algorithms"].push_back({{"collective", std::string(to_string(algorithm->collective))},
+                                 {"name", std::string(algorithm->name)},
+                                 {"description", std::string(algorithm->description)}});
   }
   return out;
 }

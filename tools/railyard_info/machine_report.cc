@@ -4,14 +4,14 @@
 
 #include "railyard/common/detail/local_rank.h"
 #include "railyard/common/error.h"
-#include "railyard/topology/hwloc_topology.h"
-#include "railyard/topology/local_rails.h"
-#include "railyard/topology/machine_layout.h"
-#include "railyard/topology/rail_mapping.h"
 #include "railyard/mrail/policy_table.h"
 #include "railyard/mrail/rail_addresses.h"
 #include "railyard/rail/bind_address.h"
 #include "railyard/rail/provider_selection.h"
+#include "railyard/topology/hwloc_topology.h"
+#include "railyard/topology/local_rails.h"
+#include "railyard/topology/machine_layout.h"
+#include "railyard/topology/rail_mapping.h"
 
 namespace railyard::info {
 namespace {

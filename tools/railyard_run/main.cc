@@ -93,8 +93,9 @@ int run(int argc, char** argv) {
                                  std::chrono::milliseconds(1), std::chrono::hours(24 * 7));
   }
   const std::string root = fmt::format("127.0.0.1:{}", railyard::tools::free_tcp_port());
-  const auto plan = railyard::run::plan_ranks(
-      options, this_environment(), root, railyard::bootstrap::random_job_key(), placements_for(options));
+  const auto plan =
+      railyard::run::plan_ranks(options, this_environment(), root,
+                                railyard::bootstrap::random_job_key(), placements_for(options));
   if (verbose) {
     fmt::print(stderr, "railyard-run: {} rank(s), root {}, binding {}\n", options.ranks, root,
                binding);

@@ -12,8 +12,8 @@
 namespace railyard::c_api {
 
 // The type and operation, when both are values of their enums.
-[[nodiscard]] std::optional<comm::DataType> data_type_of(railyard_datatype_t type) noexcept;
-[[nodiscard]] std::optional<comm::ReduceOp> reduce_op_of(railyard_op_t op) noexcept;
+[[nodiscard]] std::optional<collectives::DataType> data_type_of(railyard_datatype_t type) noexcept;
+[[nodiscard]] std::optional<collectives::ReduceOp> reduce_op_of(railyard_op_t op) noexcept;
 
 // comm is not NULL, and `rank` (when checked) is one of its ranks, or
 // RAILYARD_ANY_SOURCE when `any` allows it.

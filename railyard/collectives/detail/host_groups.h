@@ -5,9 +5,9 @@
 #include <optional>
 #include <vector>
 
-#include "railyard/collectives/detail/channel.h"
+#include "railyard/collectives/channel.h"
 
-namespace railyard::comm::detail {
+namespace railyard::collectives::detail {
 
 struct HostGroups {
   std::vector<int> local;   // the channel's ranks on this rank's host, ascending
@@ -19,4 +19,4 @@ struct HostGroups {
 // the same number of ranks, two or more, on each; nullopt otherwise.
 [[nodiscard]] std::optional<HostGroups> host_groups(const Channel& channel);
 
-}  // namespace railyard::comm::detail
+}  // namespace railyard::collectives::detail

@@ -13,12 +13,10 @@
 
 #include "railyard/collectives/detail/patterns.h"
 #include "railyard/collectives/reduction.h"
-#include "railyard/comm/detail/world.h"
-#include "railyard/common/error.h"
 #include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
 
-namespace railyard::comm::detail {
+namespace railyard::collectives::detail {
 namespace {
 
 // One flag line per rank, two cache lines long: a neighbour's line that the
@@ -151,7 +149,7 @@ std::string Mismatch::describe(const Channel& local, const SegmentCall& mine) co
   return fmt::format(
       "{}: rank {} called it with {} where rank {} called it with {}: every rank must pass the "
       "same count, type and operation",
-      local.name(), local.comm_rank(rank), called(call), local.comm_rank(local.rank()),
+      local.name(), local.team_rank(rank), called(call), local.team_rank(local.rank()),
       called(mine));
 }
 
@@ -203,7 +201,7 @@ CollectiveTask join_host_segment(const Channel& setup, int lanes,
     }
     message[0] = static_cast<char>(mapped);
     std::memcpy(message.data() + 1, name.c_str(), name.size() + 1);
-    std::vector<Request> sends;
+    std::vector<Transfer> sends;
     std::vector<std::uint8_t> opened(static_cast<std::size_t>(ranks), 0);
     for (int rank = 1; rank < ranks; ++rank) {
       sends.push_back(setup.send(message.data(), message.size(), rank));
@@ -217,13 +215,13 @@ CollectiveTask join_host_segment(const Channel& setup, int lanes,
                                                 [](std::uint8_t one) { return one != 0; })
                  ? 1
                  : 0;
-    std::vector<Request> verdicts;
+    std::vector<Transfer> verdicts;
     for (int rank = 1; rank < ranks; ++rank) {
       verdicts.push_back(setup.send(&mapped, 1, rank));
     }
     co_await Transfers{verdicts};
   } else {
-    std::array<Request, 1> received{setup.recv(message.data(), message.size(), 0)};
+    std::array<Transfer, 1> received{setup.recv(message.data(), message.size(), 0)};
     co_await Transfers{received};
     setup.expect(received[0], message.size(), 0);
     message.back() = '\0';
@@ -238,41 +236,36 @@ CollectiveTask join_host_segment(const Channel& setup, int lanes,
       }
     }
     std::uint8_t verdict = 0;
-    std::array<Request, 2> answer{setup.send(&mapped, 1, 0), setup.recv(&verdict, 1, 0)};
+    std::array<Transfer, 2> answer{setup.send(&mapped, 1, 0), setup.recv(&verdict, 1, 0)};
     co_await Transfers{answer};
     mapped = verdict;
   }
   if (mapped != 0 && memory) {
     segment = std::make_shared<HostSegment>(std::move(*memory), ranks, setup.rank(), lanes,
-                                            slot_bytes, setup.world().outside_work());
+                                            slot_bytes, setup.team().outside_work());
     log::info("{}: host segment of {} ranks, {} lane(s), {} bytes, slots of {} bytes", setup.name(),
               ranks, lanes, bytes, slot_bytes);
   }
 }
 
 bool host_segment_applies(const Channel& channel, const CollectiveArgs& args) {
-  const CommunicatorOptions& options = channel.comm().options();
-  return args.blocking && channel.size() > 1 && options.host_segment &&
-         options.shared_memory != SharedMemoryMode::kOff;
+  return args.blocking && channel.size() > 1 && channel.team().host_segment_allowed();
 }
 
 CollectiveTask host_segment_of(const Channel& setup, int lanes,
                                std::shared_ptr<HostSegment>& segment) {
-  const Group& group = setup.group();
-  std::call_once(group.host_segment_once,
-                 [&group] { group.host_segment = std::make_shared<HostSegmentSlot>(); });
-  HostSegmentSlot& slot = *group.host_segment;
+  TeamState& slot = setup.team().state();
   bool join = false;
   {
     const std::scoped_lock lock(slot.mutex);
-    join = !slot.tried;
-    slot.tried = true;
-    segment = slot.segment;
+    join = !slot.host_segment_tried;
+    slot.host_segment_tried = true;
+    segment = slot.host_segment;
   }
   if (join) {
     co_await join_host_segment(setup, lanes, segment);
     const std::scoped_lock lock(slot.mutex);
-    slot.segment = segment;
+    slot.host_segment = segment;
   }
   // A communicator's ranks use one kind of segment (one host: one lane;
   // several: the split-rail lanes); every rank sees the same here.
@@ -281,4 +274,4 @@ CollectiveTask host_segment_of(const Channel& setup, int lanes,
   }
 }
 
-}  // namespace railyard::comm::detail
+}  // namespace railyard::collectives::detail

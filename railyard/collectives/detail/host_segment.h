@@ -19,14 +19,14 @@
 #include <string>
 #include <vector>
 
-#include "railyard/collectives/algorithm_table.h"
+#include "railyard/collectives/channel.h"
 #include "railyard/collectives/datatype.h"
-#include "railyard/collectives/detail/channel.h"
-#include "railyard/collectives/detail/task.h"
+#include "railyard/collectives/selection.h"
+#include "railyard/collectives/task.h"
 #include "railyard/rail/progress.h"
 #include "railyard/shm/shared_segment.h"
 
-namespace railyard::comm::detail {
+namespace railyard::collectives::detail {
 
 // What a rank called, published on its flag line so that every rank can
 // check that all called the same (a mismatch would otherwise hang).
@@ -161,15 +161,6 @@ class OutsideWaiter {
   rail::OutsideWork* work_;
 };
 
-// A communicator's segment (of its ranks on this host), once they have
-// tried to make one: held by its Group (comm/detail/world.h) for the
-// communicator's lifetime.
-struct HostSegmentSlot {
-  std::mutex mutex;
-  bool tried = false;
-  std::shared_ptr<HostSegment> segment;  // null: the ranks could not make one
-};
-
 // The segment of the ranks of `setup` (a channel whose ranks all share
 // this rank's host, on a stream of its own for these messages), with
 // `lanes` lanes: made by its rank 0 and opened by the others the first time
@@ -193,4 +184,4 @@ CollectiveTask join_host_segment(const Channel& setup, int lanes,
 CollectiveTask host_segment_of(const Channel& setup, int lanes,
                                std::shared_ptr<HostSegment>& segment);
 
-}  // namespace railyard::comm::detail
+}  // namespace railyard::collectives::detail

@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-namespace railyard::comm::detail {
+namespace railyard::collectives::detail {
 
 // `count` elements cut into `parts` blocks in order, the first count % parts
 // one element longer: block i's first element and length.
@@ -175,4 +175,4 @@ struct BinomialTree {
   }
 };
 
-}  // namespace railyard::comm::detail
+}  // namespace railyard::collectives::detail

@@ -8,7 +8,7 @@
 
 #include "railyard/common/detail/populate_pages.h"
 
-namespace railyard::comm::detail {
+namespace railyard::collectives::detail {
 namespace {
 
 struct Kept {
@@ -116,4 +116,4 @@ void Scratch::give_back() noexcept {
   }
 }
 
-}  // namespace railyard::comm::detail
+}  // namespace railyard::collectives::detail

@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <memory>
 
-namespace railyard::comm::detail {
+namespace railyard::collectives::detail {
 
 // `bytes` of uninitialised memory, at least, until destroyed; then the
 // buffer goes back to the pool (which keeps at most kScratchKeptBuffers
@@ -41,4 +41,4 @@ class Scratch {
 inline constexpr std::size_t kScratchKeptBuffers = 8;
 inline constexpr std::size_t kScratchKeptBytes = std::size_t{1} << 30;
 
-}  // namespace railyard::comm::detail
+}  // namespace railyard::collectives::detail

@@ -8,10 +8,11 @@
 #include <string>
 #include <system_error>
 
+#include "railyard/comm/detail/operation.h"
 #include "railyard/comm/detail/rank_rails.h"
 #include "railyard/comm/detail/shared_memory.h"
-#include "railyard/common/error.h"
 #include "railyard/common/detail/log.h"
+#include "railyard/common/error.h"
 #include "railyard/rail/wait_policy.h"
 
 namespace railyard::comm::detail {
@@ -85,7 +86,6 @@ std::vector<RankCard> decode_cards(const bootstrap::Bootstrap& bootstrap) {
 World::World(std::unique_ptr<bootstrap::Bootstrap> bootstrap, CommunicatorOptions options,
              std::chrono::milliseconds setup_timeout, StartupSteps steps)
     : options_(std::move(options)),
-      algorithms_("RAILYARD_ALGO", options_.algorithms),
       setup_timeout_(setup_timeout),
       bootstrap_(std::move(bootstrap)) {
   const std::vector<RankCard> cards = decode_cards(*bootstrap_);
@@ -102,7 +102,8 @@ World::World(std::unique_ptr<bootstrap::Bootstrap> bootstrap, CommunicatorOption
   endpoint_ = std::make_unique<mrail::Endpoint>(std::move(endpoint_options));
   endpoint_->set_outside_work(&outside_work_);
   steps.mark("endpoint");
-  const std::vector<bootstrap::Blob> addresses = bootstrap_->allgather(endpoint_->address(), setup_timeout);
+  const std::vector<bootstrap::Blob> addresses =
+      bootstrap_->allgather(endpoint_->address(), setup_timeout);
   peers_.reserve(addresses.size());
   for (std::size_t other = 0; other < addresses.size(); ++other) {
     try {
@@ -231,7 +232,7 @@ void World::adopt(std::unique_ptr<Operation> operation) {
   // collective's own transfers hold the communicator anyway: it keeps the
   // world open until it ends (later waits on any of the job's
   // communicators step it).
-  if (!operation->collective) {
+  if (!operation->is_collective()) {
     operation->group.reset();
   }
   const std::scoped_lock lock(released_mutex_);
@@ -244,16 +245,7 @@ void World::reap_released() {
     if (!operation->done()) {
       return false;
     }
-    if (operation->collective) {
-      try {
-        operation->collective.rethrow();
-      } catch (const std::exception& error) {
-        log::warn("a released {} failed: {}", operation->collective_name, error.what());
-      }
-    } else if (!operation->request.status().ok()) {
-      log::warn("a released {} failed: {}", to_string(operation->request.kind()),
-                operation->request.status().to_string());
-    }
+    operation->log_failure();
     return true;
   });
 }

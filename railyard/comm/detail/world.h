@@ -14,8 +14,6 @@
 #include <vector>
 
 #include "railyard/bootstrap/bootstrap.h"
-#include "railyard/collectives/algorithm_table.h"
-#include "railyard/collectives/detail/task.h"
 #include "railyard/comm/communicator_options.h"
 #include "railyard/comm/detail/progress_thread.h"
 #include "railyard/comm/detail/rank_card.h"
@@ -26,34 +24,7 @@
 
 namespace railyard::comm::detail {
 
-class World;
 struct Operation;
-struct HostSegmentSlot;
-
-// The ranks of one communicator, as world ranks, and its context id.
-struct Group {
-  // The job's endpoint stays open while a communicator or an operation
-  // still holds the group.
-  std::shared_ptr<World> world;
-  std::uint32_t context = 0;
-  int rank = 0;              // this process's rank in the group
-  std::vector<int> members;  // world rank of each group rank
-  std::vector<int> rank_of;  // group rank of each world rank, -1 if not a member
-  // Collectives started on it so far: each one's tag (see tag_layout.h).
-  // Every rank starts a communicator's collectives in the same order.
-  mutable std::atomic<std::uint32_t> collectives{0};
-  // The memory its ranks on this rank's host share, made when a collective
-  // first asks for it (railyard/collectives/detail/host_segment.h).
-  mutable std::once_flag host_segment_once;
-  mutable std::shared_ptr<HostSegmentSlot> host_segment;
-
-  // The group rank of a world rank; -1 when it is not a member or unknown (-1).
-  [[nodiscard]] int rank_of_world(int world_rank) const noexcept {
-    return world_rank >= 0 && static_cast<std::size_t>(world_rank) < rank_of.size()
-               ? rank_of[static_cast<std::size_t>(world_rank)]
-               : -1;
-  }
-};
 
 class World {
  public:
@@ -80,7 +51,6 @@ class World {
     return host_index_.at(static_cast<std::size_t>(world_rank));
   }
   [[nodiscard]] const CommunicatorOptions& options() const noexcept { return options_; }
-  [[nodiscard]] const AlgorithmTable& algorithms() const noexcept { return algorithms_; }
   [[nodiscard]] mrail::Endpoint& endpoint() noexcept { return *endpoint_; }
   [[nodiscard]] bootstrap::Bootstrap& bootstrap() noexcept { return *bootstrap_; }
   [[nodiscard]] mrail::PeerId peer(int world_rank) const { return peers_.at(world_rank); }
@@ -121,12 +91,11 @@ class World {
   void reap_released();
 
   CommunicatorOptions options_;
-  AlgorithmTable algorithms_;
   std::chrono::milliseconds setup_timeout_;
   std::unique_ptr<bootstrap::Bootstrap> bootstrap_;
   HostPeers host_;
-  std::vector<int> host_index_;  // by world rank
-  rail::OutsideWork outside_work_;     // outlives the endpoint, which watches it
+  std::vector<int> host_index_;     // by world rank
+  rail::OutsideWork outside_work_;  // outlives the endpoint, which watches it
   std::unique_ptr<mrail::Endpoint> endpoint_;
   std::vector<mrail::PeerId> peers_;  // by world rank
   std::vector<int> rank_of_peer_;     // by PeerId::index
@@ -136,48 +105,5 @@ class World {
   std::vector<std::unique_ptr<Operation>> released_;
   std::unique_ptr<ProgressThread> progress_thread_;  // stopped before the endpoint closes
 };
-
-// One isend or irecv, or one collective (`collective` set, `request` idle).
-struct Operation {
-  // A constructor of its own, so that making one does not zero the
-  // endpoint's request before that request's constructor runs.
-  Operation(std::shared_ptr<const Group> group_held, bool is_receive, int peer_rank, int user_tag,
-            std::size_t buffer_bytes) noexcept
-      : group(std::move(group_held)),
-        world(group->world.get()),
-        receive(is_receive),
-        peer(peer_rank),
-        tag(user_tag),
-        capacity(buffer_bytes) {}
-
-  // The one reference an operation takes: every message takes and drops
-  // it, so it is one atomic count, not one for the group and one for the
-  // world (the group holds the world). A released operation drops it
-  // (World::adopt): the world it belongs to owns it then.
-  std::shared_ptr<const Group> group;
-  World* world;
-  mrail::Request request;
-  CollectiveTask collective;
-  const char* collective_name = nullptr;  // "allreduce", for messages
-  bool receive = false;
-  int peer = -1;             // group rank: the destination, or the source asked for (-1: any)
-  int tag = 0;               // sends: the tag sent; receives: the tag asked for (-1: any)
-  std::size_t capacity = 0;  // receives: the buffer's size
-
-  // Whether it has finished, well or not. A collective is stepped (which
-  // may post its next transfers), so this is called by the thread that
-  // waits for it.
-  [[nodiscard]] bool done() noexcept { return collective ? collective.step() : request.done(); }
-};
-
-// Fills `status` from a finished send or receive; throws its typed error
-// when it failed (request.cc).
-void complete(const Operation& operation, Status& status);
-// Waits until `operation` finishes, up to `timeout`: TimeoutError naming it,
-// then `afterwards`, when the time passes.
-void await(Operation& operation, std::chrono::milliseconds timeout, const char* afterwards);
-// How long a wait given no timeout waits: the communicator's timeout, else
-// without end.
-[[nodiscard]] std::chrono::milliseconds wait_timeout(const Operation& operation) noexcept;
 
 }  // namespace railyard::comm::detail

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <variant>
 
-#include "railyard/collectives/collectives.h"
+#include "railyard/comm/collectives.h"
 #include "railyard/mpi_shim/detail/mpi_types.h"
 
 namespace railyard::mpi_shim {
@@ -16,8 +16,8 @@ namespace railyard::mpi_shim {
 // reduce them) and, when it can, as what.
 struct ReductionArguments {
   std::variant<std::size_t, Declined> bytes;
-  comm::DataType type = comm::DataType::kUint8;
-  comm::ReduceOp op = comm::ReduceOp::kSum;
+  collectives::DataType type = collectives::DataType::kUint8;
+  collectives::ReduceOp op = collectives::ReduceOp::kSum;
 };
 [[nodiscard]] ReductionArguments reduction_arguments(MPI_Datatype type, MPI_Op op, int count);
 

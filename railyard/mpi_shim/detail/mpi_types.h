@@ -49,8 +49,8 @@ struct Declined {
 // with `op` (MPI's rules: MPI_BYTE only with bitwise operations, no
 // arithmetic on characters or logicals), and the operation.
 struct Reduction {
-  comm::DataType type;
-  comm::ReduceOp op;
+  collectives::DataType type;
+  collectives::ReduceOp op;
 };
 [[nodiscard]] std::variant<Reduction, Declined> reduction_of(MPI_Datatype type, MPI_Op op);
 

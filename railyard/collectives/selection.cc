@@ -1,0 +1,172 @@
+#include "railyard/collectives/selection.h"
+#include "railyard/collectives/registry.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+
+#include "railyard/common/detail/parse.h"
+#include "railyard/common/error.h"
+
+namespace railyard::collectives {
+namespace {
+
+constexpr std::uint64_t kKiB = 1024;
+constexpr std::uint64_t kMiB = kKiB * 1024;
+// The end of a range that has none ("inf").
+constexpr std::uint64_t kNoEnd = std::numeric_limits<std::uint64_t>::max();
+constexpr int kAnyRanks = std::numeric_limits<int>::max();
+using Hosts = BuiltinChoice::Hosts;
+
+// The built-in choice, first row that fits wins. The switch points are
+// measured on the emulated hosts (docs/benchmarks.md, "Thresholds") or,
+// where the docs say so, taken from MPICH's and UCC's defaults.
+constexpr std::array<BuiltinChoice, 21> kBuiltin{{
+    {Collective::kBarrier, "dissemination"},
+    // Long vectors: scatter, then a ring allgather; two ranks gain nothing
+    // from cutting one send in two.
+    {Collective::kBcast, "scatter_allgather", 512 * kKiB, kNoEnd, 3},
+    {Collective::kBcast, "binomial"},
+    // Several ranks on each of several hosts: each host's vector crosses
+    // the network once, split over its ranks.
+    {Collective::kAllreduce, "split_rail", 16 * kKiB, kNoEnd, 1, kAnyRanks,
+     Hosts::kSeveralWithSeveralRanks},
+    // One host: through memory its ranks share, with no message.
+    {Collective::kAllreduce, "shared_segment", 0, kNoEnd, 1, kAnyRanks,
+     Hosts::kOneWithSeveralRanks},
+    // Two ranks: one swap moves the least, at any size.
+    {Collective::kAllreduce, "recursive_doubling", 0, kNoEnd, 1, 2},
+    // Short vectors: log2 p steps of the whole vector beat twice as many
+    // shorter ones.
+    {Collective::kAllreduce, "recursive_doubling", 0, 16 * kKiB},
+    {Collective::kAllreduce, "rabenseifner", 16 * kKiB, 1 * kMiB},
+    {Collective::kAllreduce, "ring"},
+    {Collective::kAllgather, "recursive_doubling", 0, 64 * kKiB},
+    {Collective::kAllgather, "ring"},
+    {Collective::kReduceScatter, "ring"},
+    {Collective::kReduce, "binomial"},
+    {Collective::kAlltoall, "pairwise"},
+    {Collective::kGather, "linear"},
+    {Collective::kScatter, "linear"},
+    {Collective::kGatherv, "linear"},
+    {Collective::kScatterv, "linear"},
+    {Collective::kAllgatherv, "ring"},
+    {Collective::kAlltoallv, "pairwise"},
+    {Collective::kReduceScatterv, "ring"},
+}};
+
+bool fits(const BuiltinChoice& row, std::uint64_t bytes, int ranks, HostShape hosts) noexcept {
+  if (bytes < row.from || (row.to != kNoEnd && bytes >= row.to) || ranks < row.min_ranks ||
+      ranks > row.max_ranks) {
+    return false;
+  }
+  switch (row.hosts) {
+    case Hosts::kAny:
+      return true;
+    case Hosts::kOneWithSeveralRanks:
+      return hosts.hosts == 1 && hosts.ranks_per_host > 1;
+    case Hosts::kSeveralWithSeveralRanks:
+      return hosts.hosts > 1 && hosts.ranks_per_host > 1;
+  }
+  return false;
+}
+
+// The built-in rows' algorithms, looked up in the registry at first use
+// (the registry is full once the library has loaded).
+const std::array<const Algorithm*, kBuiltin.size()>& builtin_algorithms() {
+  static const auto resolved = [] {
+    std::array<const Algorithm*, kBuiltin.size()> out{};
+    for (std::size_t i = 0; i < kBuiltin.size(); ++i) {
+      out[i] = find_algorithm(kBuiltin[i].collective, kBuiltin[i].algorithm);
+      if (out[i] == nullptr) {
+        // A row naming an algorithm no file registers: found by any test run.
+        std::fprintf(stderr, "railyard: the built-in table names no %s algorithm '%.*s'\n",
+                     to_string(kBuiltin[i].collective).data(),
+                     static_cast<int>(kBuiltin[i].algorithm.size()), kBuiltin[i].algorithm.data());
+        std::abort();
+      }
+    }
+    return out;
+  }();
+  return resolved;
+}
+
+}  // namespace
+
+std::span<const BuiltinChoice> builtin_choices() noexcept { return kBuiltin; }
+
+AlgorithmTable::AlgorithmTable(std::string_view input, std::string_view spec) : spec_(spec) {
+  const std::string variable(input);
+  for (const std::string_view raw : split(spec, ';')) {
+    const std::string_view entry = trim(raw);
+    if (entry.empty()) {
+      continue;  // a trailing ';'
+    }
+    const std::vector<std::string_view> parts = split(entry, ':');
+    if (parts.size() != 3) {
+      throw ConfigError(variable, std::string(spec),
+                        fmt::format("entry '{}' is not COLLECTIVE:FROM-TO:ALGORITHM (e.g. "
+                                    "allreduce:0-8k:recursive_doubling)",
+                                    entry));
+    }
+    const auto collective = collective_named(trim(parts[0]));
+    if (!collective) {
+      throw ConfigError(variable, std::string(spec),
+                        fmt::format("entry '{}' names no collective '{}'; there are {}", entry,
+                                    trim(parts[0]), collective_names()));
+    }
+    const std::vector<std::string_view> bounds = split(trim(parts[1]), '-');
+    const auto from = bounds.size() == 2 ? try_parse_size(trim(bounds[0])) : std::nullopt;
+    std::optional<std::uint64_t> to;
+    if (bounds.size() == 2) {
+      to = trim(bounds[1]) == "inf" ? kNoEnd : try_parse_size(trim(bounds[1]));
+    }
+    if (!from || !to || *to <= *from) {
+      throw ConfigError(variable, std::string(spec),
+                        fmt::format("entry '{}' has the range '{}'; expected FROM-TO in bytes "
+                                    "(k, m, g suffixes) with FROM below TO, or FROM-inf",
+                                    entry, trim(parts[1])));
+    }
+    const std::string_view name = trim(parts[2]);
+    const Algorithm* chosen = find_algorithm(*collective, name);
+    if (chosen == nullptr) {
+      throw ConfigError(variable, std::string(spec),
+                        fmt::format("entry '{}' names no {} algorithm '{}'; there are {}", entry,
+                                    to_string(*collective), name, algorithm_names(*collective)));
+    }
+    overrides_.push_back(Override{*collective, *from, *to, chosen});
+  }
+}
+
+const Algorithm& AlgorithmTable::choose(Collective collective, std::size_t bytes, int ranks,
+                                        HostShape hosts) const noexcept {
+  for (const Override& entry : overrides_) {
+    if (entry.collective == collective && bytes >= entry.from &&
+        (bytes < entry.to || entry.to == kNoEnd)) {
+      return *entry.algorithm;
+    }
+  }
+  const auto& algorithms = builtin_algorithms();
+  for (std::size_t i = 0; i < kBuiltin.size(); ++i) {
+    if (kBuiltin[i].collective == collective && fits(kBuiltin[i], bytes, ranks, hosts)) {
+      return *algorithms[i];
+    }
+  }
+  // Every collective has a last row that fits any call.
+  std::fprintf(stderr, "railyard: the built-in table has no row for %s\n",
+               to_string(collective).data());
+  std::abort();
+}
+
+const Algorithm& AlgorithmTable::named(Collective collective, std::string_view name) {
+  if (const Algorithm* found = find_algorithm(collective, name)) {
+    return *found;
+  }
+  throw UsageError(fmt::format("{} has no algorithm '{}'; it has {}", to_string(collective), name,
+                               algorithm_names(collective)));
+}
+
+}  // namespace railyard::collectives

@@ -1,0 +1,204 @@
+// A collective in progress: a coroutine that posts point-to-point transfers
+// on its team and suspends until they finish, or runs another
+// collective inside it (a ring allreduce is a reduce-scatter, then an
+// allgather). Whoever owns the task steps it: a wait's progress loop after
+// every completion, or test(). So one algorithm's code is its blocking and
+// its non-blocking form, and the next step is posted as soon as the
+// transfers before it finish, without a return to the caller.
+#pragma once
+
+#include <algorithm>
+#include <coroutine>
+#include <exception>
+#include <span>
+#include <utility>
+
+#include "railyard/collectives/transfer.h"
+
+namespace railyard::collectives {
+
+// Whether every one of `transfers` has finished (none is progressed).
+[[nodiscard]] inline bool all_done(std::span<const Transfer> transfers) noexcept {
+  return std::ranges::all_of(transfers, [](const Transfer& transfer) { return transfer.done(); });
+}
+
+// Something other than a transfer that a task may wait for: a condition
+// other ranks make true without a message (flags they set in memory this
+// rank shares with them). Checked on every step, so it must be cheap.
+class Readiness {
+ public:
+  virtual ~Readiness() = default;
+  [[nodiscard]] virtual bool ready() const noexcept = 0;
+
+ protected:
+  Readiness() = default;
+  Readiness(const Readiness&) = default;
+  Readiness& operator=(const Readiness&) = default;
+  Readiness(Readiness&&) = default;
+  Readiness& operator=(Readiness&&) = default;
+};
+
+class CollectiveTask {
+ public:
+  struct promise_type;
+  using Handle = std::coroutine_handle<promise_type>;
+
+  struct promise_type {
+    std::span<Transfer> awaited;             // transfers the task waits for
+    CollectiveTask* inner = nullptr;         // or a task it runs inside itself
+    std::span<CollectiveTask> side_by_side;  // or tasks it runs together
+    const Readiness* condition = nullptr;    // or a condition other ranks make true
+    std::exception_ptr error;
+
+    CollectiveTask get_return_object() noexcept {
+      return CollectiveTask(Handle::from_promise(*this));
+    }
+    // Starts on its first step, not when called: the caller owns it first.
+    // (Members, not static: the coroutine calls them on the promise.)
+    // NOLINTNEXTLINE(readability-convert-member-functions-to-static)
+    std::suspend_always initial_suspend() noexcept { return {}; }
+    // NOLINTNEXTLINE(readability-convert-member-functions-to-static)
+    std::suspend_always final_suspend() noexcept { return {}; }
+    void return_void() noexcept {}
+    void unhandled_exception() noexcept { error = std::current_exception(); }
+  };
+
+  CollectiveTask() = default;
+  ~CollectiveTask() {
+    if (handle_) {
+      handle_.destroy();  // an unfinished one drops its transfers (Transfer::State's destructor)
+    }
+  }
+  CollectiveTask(CollectiveTask&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
+  CollectiveTask& operator=(CollectiveTask&& other) noexcept {
+    if (this != &other) {
+      if (handle_) {
+        handle_.destroy();
+      }
+      handle_ = std::exchange(other.handle_, {});
+    }
+    return *this;
+  }
+  CollectiveTask(const CollectiveTask&) = delete;
+  CollectiveTask& operator=(const CollectiveTask&) = delete;
+
+  [[nodiscard]] explicit operator bool() const noexcept { return static_cast<bool>(handle_); }
+
+  // Runs the task as far as it goes without waiting: resumes it while what
+  // it awaits has finished. Returns whether it has ended, well or not (at
+  // once, for one that has); never throws (an error is kept for rethrow()).
+  bool step() noexcept {
+    promise_type& promise = handle_.promise();
+    while (!handle_.done()) {
+      if (promise.inner != nullptr) {
+        if (!promise.inner->step()) {
+          return false;
+        }
+        promise.inner = nullptr;
+      } else if (!promise.side_by_side.empty()) {
+        if (!step_all(promise.side_by_side)) {
+          return false;
+        }
+        promise.side_by_side = {};
+      } else if (!promise.awaited.empty()) {
+        if (!all_done(promise.awaited)) {
+          return false;
+        }
+        promise.awaited = {};
+      } else if (promise.condition != nullptr) {
+        if (!promise.condition->ready()) {
+          return false;
+        }
+        promise.condition = nullptr;
+      }
+      handle_.resume();
+    }
+    return true;
+  }
+
+  // Steps every one of `tasks` (each as far as it goes); whether all ended.
+  static bool step_all(std::span<CollectiveTask> tasks) noexcept {
+    bool ended = true;
+    for (CollectiveTask& task : tasks) {
+      ended = task.step() && ended;
+    }
+    return ended;
+  }
+
+  // After step() returned true: throws what the task threw, if it did.
+  void rethrow() const {
+    if (const std::exception_ptr& error = handle_.promise().error) {
+      std::rethrow_exception(error);
+    }
+  }
+
+  // co_await on a task runs it inside the awaiting one; its error is thrown
+  // there.
+  auto operator co_await() & noexcept {
+    struct Awaiter {
+      CollectiveTask& task;
+      bool await_ready() noexcept { return task.step(); }
+      void await_suspend(Handle outer) noexcept { outer.promise().inner = &task; }
+      void await_resume() const { task.rethrow(); }
+    };
+    return Awaiter{*this};
+  }
+  auto operator co_await() && noexcept { return operator co_await(); }
+
+ private:
+  explicit CollectiveTask(Handle handle) noexcept : handle_(handle) {}
+
+  Handle handle_;
+};
+
+// co_await SideBySide{tasks}: runs the tasks together inside the awaiting
+// one (each steps whenever its own transfers allow) until all have ended,
+// then throws the first one's error, if any threw. The tasks must outlive
+// the await.
+struct SideBySide {
+  std::span<CollectiveTask> tasks;
+
+  [[nodiscard]] bool await_ready() const noexcept { return CollectiveTask::step_all(tasks); }
+  void await_suspend(CollectiveTask::Handle task) const noexcept {
+    task.promise().side_by_side = tasks;
+  }
+  void await_resume() const {
+    for (const CollectiveTask& task : tasks) {
+      task.rethrow();
+    }
+  }
+};
+
+// co_await Transfers{transfers}: suspends until every transfer has
+// finished, then finishes them (throwing the first failure's typed error).
+struct Transfers {
+  std::span<Transfer> transfers;
+
+  [[nodiscard]] bool await_ready() const noexcept { return all_done(transfers); }
+  void await_suspend(CollectiveTask::Handle task) const noexcept {
+    task.promise().awaited = transfers;
+  }
+  void await_resume() const {
+    for (Transfer& transfer : transfers) {
+      transfer.finish();
+    }
+  }
+};
+
+// co_await Until{condition}: suspends until condition.ready(). The
+// condition (a Readiness) is held in the awaiter, which lives until the
+// task resumes.
+template <typename Condition>
+struct Until {
+  Condition condition;
+
+  [[nodiscard]] bool await_ready() const noexcept { return condition.ready(); }
+  void await_suspend(CollectiveTask::Handle task) const noexcept {
+    task.promise().condition = &condition;
+  }
+  void await_resume() const noexcept {}
+};
+template <typename Condition>
+Until(Condition) -> Until<Condition>;
+
+}  // namespace railyard::collectives
