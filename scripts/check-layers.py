@@ -4,7 +4,9 @@
 Each folder of railyard/ is a layer; CMakeLists.txt lists them in
 RAILYARD_LAYERS, lowest first. A file of a layer may include the headers of
 its own layer and of the layers listed before it, never of a layer after
-it, and every "railyard/..." include must name a file of the tree.
+it, and every "railyard/..." include must name a file of the tree. No
+source file of the library is longer than MAX_LINES lines: a file that
+grows past it holds more than one responsibility.
 
 usage: check-layers.py [source root]
 Prints each offending include and exits 1, or prints a summary and exits 0.
@@ -14,6 +16,7 @@ import os
 import re
 import sys
 
+MAX_LINES = 600
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(railyard/[^"]+)"')
 
 
@@ -46,7 +49,10 @@ def main():
                 parts = relative.split(os.sep)
                 own = parts[1] if parts[0] == "railyard" else None
                 with open(path, encoding="utf-8") as source:
-                    for number, line in enumerate(source, 1):
+                    lines = source.readlines()
+                    if parts[0] == "railyard" and len(lines) > MAX_LINES:
+                        problems.append(f"{relative}: {len(lines)} lines, more than {MAX_LINES}")
+                    for number, line in enumerate(lines, 1):
                         match = INCLUDE.match(line)
                         if not match:
                             continue
@@ -66,7 +72,7 @@ def main():
         print("\n".join(problems))
         return 1
     print(f"layers: {checked} includes checked, every one resolves and points down "
-          f"({' < '.join(layers)})")
+          f"({' < '.join(layers)}); no library file over {MAX_LINES} lines")
     return 0
 
 

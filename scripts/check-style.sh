@@ -24,7 +24,7 @@ tidy_units() {
   [ -n "$units" ] || return 0
   # run-clang-tidy takes regexes: each path, anchored, dots escaped.
   # shellcheck disable=SC2046
-  run-clang-tidy -p "$build" -quiet -j "$(nproc)" "$@" \
+  run-clang-tidy -p "$build/tidy" -quiet -j "$(nproc)" "$@" \
     $(printf '%s\n' "$units" | sed 's/[.]/[.]/g; s/^/^/; s/$/$/')
 }
 

@@ -16,6 +16,11 @@ that changes what tidy does changed (.clang-tidy, the scripts, the build's
 flags), or when RAILYARD_TIDY_ALL=1. A unit whose dependency file is
 missing is checked.
 
+A unity build compiles several sources in one unit: its compile commands
+are expanded into one entry per source, with the unit's flags, written to
+<build dir>/tidy/compile_commands.json for clang-tidy (-p <build dir>/tidy),
+and a source counts as including whatever its unit included.
+
 usage: tidy_scope.py <build dir> <layer regex>
 Prints one absolute path per line; says why on stderr.
 """
@@ -65,18 +70,46 @@ def dependencies(depfile):
     return {os.path.realpath(path) for path in files.split()}
 
 
+UNITY_SOURCE = re.compile(r'^#include "(.+)"$', re.M)
+
+
+def expanded(entries):
+    """One entry per source: a unity unit's entry copied for each source it
+    includes, each keeping the unit's dependency file."""
+    out = []
+    for entry in entries:
+        unit = entry["file"]
+        if "/Unity/unity_" not in unit:
+            out.append(dict(entry, depfile=depfile_of(entry)))
+            continue
+        with open(unit, encoding="utf-8") as f:
+            sources = UNITY_SOURCE.findall(f.read())
+        for source in sources:
+            out.append(
+                dict(
+                    entry,
+                    file=source,
+                    command=entry["command"].replace(unit, source),
+                    depfile=depfile_of(entry),
+                )
+            )
+    return out
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: tidy_scope.py <build dir> <layer regex>")
     build, layers = sys.argv[1], re.compile(sys.argv[2])
     root = os.path.realpath(os.path.join(os.path.dirname(__file__), ".."))
     with open(os.path.join(build, "compile_commands.json"), encoding="utf-8") as f:
-        # C and C++ units only: the build also compiles Fortran test programs.
-        entries = [
-            e
-            for e in json.load(f)
-            if layers.search(e["file"]) and e["file"].endswith((".c", ".cc", ".cpp"))
-        ]
+        every = expanded(json.load(f))
+    os.makedirs(os.path.join(build, "tidy"), exist_ok=True)
+    with open(os.path.join(build, "tidy", "compile_commands.json"), "w", encoding="utf-8") as f:
+        json.dump([{k: v for k, v in e.items() if k != "depfile"} for e in every], f, indent=1)
+    # C and C++ units only: the build also compiles Fortran test programs.
+    entries = [
+        e for e in every if layers.search(e["file"]) and e["file"].endswith((".c", ".cc", ".cpp"))
+    ]
     units = sorted({os.path.realpath(e["file"]) for e in entries})
 
     def everything(why):
@@ -111,7 +144,7 @@ def main():
     chosen = set()
     for entry in entries:
         unit = os.path.realpath(entry["file"])
-        depfile = depfile_of(entry)
+        depfile = entry["depfile"]
         if unit in changed_paths or depfile is None or not os.path.exists(depfile):
             chosen.add(unit)
         elif dependencies(depfile) & changed_paths:

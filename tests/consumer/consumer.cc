@@ -1,4 +1,7 @@
-// Uses only installed headers: two rails exchange one tagged message.
+// Uses only installed headers: a job of one rank runs an allreduce through
+// the Communicator, and two rails exchange one tagged message.
+#include <railyard/comm/collectives.h>
+#include <railyard/comm/communicator.h>
 #include <railyard/rail/progress.h>
 #include <railyard/rail/rail.h>
 
@@ -6,7 +9,24 @@
 #include <cstdio>
 #include <cstring>
 
+namespace {
+
+// A program started by no launcher is a job of one rank.
+bool allreduce_alone() {
+  const railyard::comm::Communicator world = railyard::comm::Communicator::world();
+  std::array<double, 4> values{1, 2, 3, 4};
+  railyard::comm::allreduce(world, railyard::comm::kInPlace, values.data(), values.size(),
+                            railyard::comm::DataType::kFloat64, railyard::comm::ReduceOp::kSum);
+  return world.size() == 1 && values[3] == 4;
+}
+
+}  // namespace
+
 int main() {
+  if (!allreduce_alone()) {
+    std::fprintf(stderr, "consumer: the allreduce of a job of one rank went wrong\n");
+    return 1;
+  }
   railyard::rail::RailOptions options = railyard::rail::RailOptions::from_environment();
   options.address = "127.0.0.1";
   railyard::rail::Rail a(options);

@@ -27,7 +27,7 @@ using namespace std::chrono_literals;
 using tools::ForkedPeer;
 using tools::Pipe;
 
-constexpr int kMessages = 32;
+constexpr int kBusyMessages = 32;
 constexpr std::size_t kMessageSize = 200 << 10;  // eager: it must be taken in
 constexpr auto kPostTimeout = 3s;
 
@@ -48,7 +48,7 @@ ForkedPeer busy_child(bool background_progress, std::chrono::seconds busy) {
     std::vector<std::byte> buffer(kMessageSize);
     pipe.send_text("computing");
     std::this_thread::sleep_for(busy);  // never calls in
-    for (int i = 0; i < kMessages; ++i) {
+    for (int i = 0; i < kBusyMessages; ++i) {
       Request recv;
       if (!endpoint.recv(recv, parent, buffer.data(), buffer.size(), 1).ok() ||
           !endpoint.wait(recv, 30s) || !recv.status().ok()) {
@@ -82,10 +82,10 @@ Outcome send_to_busy_child(ForkedPeer& child, bool background_progress, bool unt
   const PeerId peer = testing::meet_child(endpoint, child);
   EXPECT_EQ(child.pipe().receive_text(30s), "computing");
 
-  std::vector<std::vector<std::byte>> payloads(kMessages, std::vector<std::byte>(kMessageSize));
+  std::vector<std::vector<std::byte>> payloads(kBusyMessages, std::vector<std::byte>(kMessageSize));
   std::vector<std::unique_ptr<Request>> sends;
   Outcome outcome;
-  for (int i = 0; i < kMessages; ++i) {
+  for (int i = 0; i < kBusyMessages; ++i) {
     testing::fill_pattern(payloads[i], i);
     sends.push_back(std::make_unique<Request>());
     const Status posted =
@@ -121,7 +121,7 @@ TEST(BusyPeer, APeerComputingFor15sWithoutCallingInIsNotDeclaredDead) {
   ForkedPeer child = busy_child(true, 15s);
   const Outcome outcome = send_to_busy_child(child, true, true);
   EXPECT_EQ(outcome.failed, 0) << outcome.first_failure.to_string();
-  EXPECT_EQ(outcome.completed_ok, kMessages);
+  EXPECT_EQ(outcome.completed_ok, kBusyMessages);
 }
 
 // The same exchange without background progress: the scenario above is one

@@ -15,7 +15,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr int kMessages = 100;
+constexpr int kThreadMessages = 100;
 constexpr std::uint64_t kStreamTag = 1;
 constexpr std::uint64_t kLastTag = 9;
 constexpr auto kTimeout = 30s;
@@ -49,7 +49,7 @@ TEST(EndpointThreads, AWaitDoesNotHoldUpAnotherThreadsSends) {
     std::this_thread::sleep_for(20ms);  // the waiter is in its wait by now
     std::atomic<int> sent{0};
     std::thread sender([&] {
-      for (int i = 0; i < kMessages; ++i) {
+      for (int i = 0; i < kThreadMessages; ++i) {
         Request send;
         if (!left.send(send, to_right, &i, sizeof(i), kStreamTag).ok() ||
             !left.wait(send, kTimeout) || !send.status().ok()) {
@@ -60,7 +60,7 @@ TEST(EndpointThreads, AWaitDoesNotHoldUpAnotherThreadsSends) {
     });
     int wrong = 0;
     int received = 0;
-    for (; received < kMessages; ++received) {
+    for (; received < kThreadMessages; ++received) {
       int value = -1;
       Request recv;
       ASSERT_TRUE(right.recv(recv, to_left, &value, sizeof(value), kStreamTag).ok());
@@ -75,8 +75,8 @@ TEST(EndpointThreads, AWaitDoesNotHoldUpAnotherThreadsSends) {
     EXPECT_TRUE(right.wait(send, kTimeout));
     sender.join();
     waiter.join();
-    EXPECT_EQ(sent.load(), kMessages);
-    EXPECT_EQ(received, kMessages) << "the stream was held up behind the other thread's wait";
+    EXPECT_EQ(sent.load(), kThreadMessages);
+    EXPECT_EQ(received, kThreadMessages) << "the stream was held up behind the other thread's wait";
     EXPECT_EQ(wrong, 0);
     EXPECT_TRUE(last_arrived);
     EXPECT_EQ(last, value);

@@ -18,32 +18,32 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr std::size_t kMessageSize = 64 << 10;
-constexpr int kMessages = 400;  // 25 MiB, far past the budget
+constexpr std::size_t kBudgetMessageSize = 64 << 10;
+constexpr int kBudgetMessages = 400;  // 25 MiB, far past the budget
 constexpr std::uint32_t kWindow = 16;
 
 Options budget_options(std::uint64_t per_peer, std::uint64_t total) {
   auto options = testing::endpoint_options(2, "-1:striping");
   options.window = kWindow;
-  options.eager_limit = kMessageSize;  // the budget holds eager payloads
+  options.eager_limit = kBudgetMessageSize;  // the budget holds eager payloads
   options.unexpected_peer_bytes = per_peer;
   options.unexpected_bytes = total;
   return options;
 }
 
-// Messages of kMessageSize to endpoint 1, each filled with a pattern naming
+// Messages of kBudgetMessageSize to endpoint 1, each filled with a pattern naming
 // its sender and index (its tag), with their send requests.
 struct ToReceiver {
   explicit ToReceiver(testing::EndpointGroup& endpoints) : group(endpoints) {}
 
   // Sends message `index` from endpoint `from`.
   void send(std::size_t from, int index) {
-    payloads.emplace_back(kMessageSize);
+    payloads.emplace_back(kBudgetMessageSize);
     testing::fill_pattern(payloads.back(), (from << 32) | static_cast<std::uint64_t>(index));
     sends.push_back(std::make_unique<Request>());
     ASSERT_TRUE(group[from]
-                    .send(*sends.back(), group.ids[from][1], payloads.back().data(), kMessageSize,
-                          static_cast<std::uint64_t>(index))
+                    .send(*sends.back(), group.ids[from][1], payloads.back().data(),
+                          kBudgetMessageSize, static_cast<std::uint64_t>(index))
                     .ok());
   }
 
@@ -78,10 +78,10 @@ struct ToReceiver {
   testing::EndpointGroup& group;
   std::vector<std::vector<std::byte>> payloads;
   std::vector<std::unique_ptr<Request>> sends;
-  std::vector<std::byte> buffer = std::vector<std::byte>(kMessageSize);
+  std::vector<std::byte> buffer = std::vector<std::byte>(kBudgetMessageSize);
 };
 
-// Sends kMessages to endpoint 1 from every other endpoint, progresses for a
+// Sends kBudgetMessages to endpoint 1 from every other endpoint, progresses for a
 // while without a receive posted, and checks what the receiver holds.
 void expect_bounded(testing::EndpointGroup& group, std::uint64_t bound) {
   Endpoint& receiver = group[1];
@@ -92,7 +92,7 @@ void expect_bounded(testing::EndpointGroup& group, std::uint64_t bound) {
       senders.push_back(s);
     }
   }
-  for (int i = 0; i < kMessages; ++i) {
+  for (int i = 0; i < kBudgetMessages; ++i) {
     for (const std::size_t s : senders) {
       ASSERT_NO_FATAL_FAILURE(traffic.send(s, i));
     }
@@ -109,7 +109,7 @@ void expect_bounded(testing::EndpointGroup& group, std::uint64_t bound) {
 
   // Receiving releases the credits: every message arrives once, intact and
   // in order, and every send completes successfully.
-  for (int i = 0; i < kMessages; ++i) {
+  for (int i = 0; i < kBudgetMessages; ++i) {
     for (const std::size_t s : senders) {
       ASSERT_NO_FATAL_FAILURE(traffic.receive(s, i, 30s));
     }
@@ -125,7 +125,7 @@ TEST(UnexpectedBudget, APeerPastItsBudgetIsHeldBackByCredits) {
   // The budget, plus what credits already allowed when it was reached: the
   // messages since the last credit (under a quarter window) and a window
   // past it. Two windows bound both.
-  expect_bounded(group, kPerPeer + std::uint64_t{2} * kWindow * kMessageSize);
+  expect_bounded(group, kPerPeer + std::uint64_t{2} * kWindow * kBudgetMessageSize);
 }
 
 TEST(UnexpectedBudget, TheTotalBudgetHoldsBackEveryPeer) {
@@ -133,7 +133,7 @@ TEST(UnexpectedBudget, TheTotalBudgetHoldsBackEveryPeer) {
   const auto options = budget_options(1ULL << 40, kTotal);
   testing::EndpointGroup group({options, options, options});
   // Two senders, each as above.
-  expect_bounded(group, kTotal + std::uint64_t{4} * kWindow * kMessageSize);
+  expect_bounded(group, kTotal + std::uint64_t{4} * kWindow * kBudgetMessageSize);
 }
 
 // One peer's messages fill the total budget; another's receives, posted

@@ -31,12 +31,12 @@ namespace railyard::collectives::detail {
 namespace {
 
 // The stream of the setup messages (join_host_segment).
-constexpr std::uint32_t kSetupStream = 1;
+constexpr std::uint32_t kSegmentSetupStream = 1;
 
 CollectiveTask allreduce_shared_segment(Channel channel, CollectiveArgs args) {
   std::shared_ptr<HostSegment> segment;
   if (channel.team().host_shape().hosts == 1 && host_segment_applies(channel, args)) {
-    const Channel setup = channel.on_stream(kSetupStream);
+    const Channel setup = channel.on_stream(kSegmentSetupStream);
     co_await host_segment_of(setup, 1, segment);
   }
   if (!segment) {

@@ -76,7 +76,7 @@ CollectiveTask run_lane(Channel local, Channel across, const std::byte* source, 
 }
 
 // The stream of the host segment's setup messages: past the lanes'.
-constexpr std::uint32_t kSetupStream = 1 + kSplitRailLanes;
+constexpr std::uint32_t kLanesSetupStream = 1 + kSplitRailLanes;
 
 CollectiveTask allreduce_split_rail(Channel channel, CollectiveArgs args) {
   const std::optional<HostGroups> groups = host_groups(channel);
@@ -84,7 +84,7 @@ CollectiveTask allreduce_split_rail(Channel channel, CollectiveArgs args) {
     co_await flat_allreduce(std::move(channel), args);
     co_return;
   }
-  const Channel host = channel.subset(groups->local, kSetupStream);
+  const Channel host = channel.subset(groups->local, kLanesSetupStream);
   if (host_segment_applies(host, args)) {
     std::shared_ptr<HostSegment> segment;
     co_await host_segment_of(host, kSplitRailLanes, segment);
