@@ -10,7 +10,7 @@ tracepoints alone (no system-call tracing, which slows every call):
   3. read -> the receiver's reply at its device queue: the receiver's own
      work between the two, and the send's path down the stack.
 
-Record and split (docs/benchmarks.md, session 56):
+Record and split (docs/benchmarks.md, "Latency"):
 
   perf record -a -e net:net_dev_queue,sock:sk_data_ready,sock:sock_recv_length -o t.data -- CMD
   perf script --ns -i t.data -F comm,pid,tid,cpu,time,event,trace > t.txt

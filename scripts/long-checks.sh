@@ -6,7 +6,7 @@
 #
 #   long-checks.sh [--fuzz-time SECONDS] [--no-soak]
 #
-# --fuzz-time  seconds per harness (default 600, what issue 16 asks of each)
+# --fuzz-time  seconds per harness (default 600: ten minutes clean each)
 # --no-soak    leave the soak out (it needs root and a Release build, and
 #              takes about 3 minutes)
 #

@@ -14,8 +14,8 @@
 # and tbf, a corked socket here sometimes keeps ~100 KB it was handed unsent,
 # with nothing in flight, for 10-170 ms (ss shows it as notsent), which a
 # real NIC's transmit completion would release within microseconds. It hit
-# libfabric's net provider (2 hosts x 2 ranks, docs/benchmarks.md); every
-# program in the hosts, Open MPI's baseline too, gets the same setting.
+# libfabric's net provider with 2 hosts x 2 ranks; every program in the
+# hosts, Open MPI's baseline too, gets the same setting.
 #
 # COMMAND runs in the root namespace under `timeout`, with:
 #   RAILYARD_NETNS_A / RAILYARD_NETNS_B   the namespace names

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The soak (issue 16): railyard-soak between two emulated hosts joined by
+# The soak: railyard-soak between two emulated hosts joined by
 # rails shaped to a rate, while this script takes a random rail down at a
 # random host and brings it back up every few seconds. Passes when every
 # message arrived once, intact and in order (railyard-soak's verdict) and

@@ -43,16 +43,16 @@ namespace railyard::bench {
 // ratio of two figures taken seconds apart, in one round, is not moved by
 // a slow stretch that falls on both, as a ratio of each subject's own
 // lowest or median over the run can be (it still moves with what changes
-// within seconds; docs/benchmarks.md, session 46).
+// within seconds).
 [[nodiscard]] std::optional<double> paired_latency_ratio(
     const std::vector<const SubjectResult*>& numerators, const SubjectResult& denominator,
     std::uint64_t size);
 
 // The launches of a subject that ran in the slow state. On this machine a
 // launch of any subject, Open MPI's and the raw rail's included, sometimes
-// runs every round trip about 2 us slower, for its whole life (where the
-// scheduler put the two hosts' processes; binding them does not prevent
-// it: docs/benchmarks.md, sessions 43 and 50). A round counts as slow when
+// runs every round trip slower by a constant, for its whole life (where
+// the scheduler put the two hosts' processes; binding them does not
+// prevent it). A round counts as slow when
 // its latency is above `factor` times the subject's lowest at more than
 // half of the sizes it measured; `measured` counts the rounds with any
 // latency. A subject with more slow launches than the others would point

@@ -22,7 +22,7 @@ constexpr int kAnyRanks = std::numeric_limits<int>::max();
 using Hosts = BuiltinChoice::Hosts;
 
 // The built-in choice, first row that fits wins. The switch points are
-// measured on the emulated hosts (docs/benchmarks.md, "Thresholds") or,
+// measured on the emulated hosts (docs/benchmarks.md, "Tuning choices") or,
 // where the docs say so, taken from MPICH's and UCC's defaults.
 constexpr std::array<BuiltinChoice, 21> kBuiltin{{
     {Collective::kBarrier, "dissemination"},

@@ -39,22 +39,15 @@ struct HostRailOptions {
   bool required = false;
   // Largest message to a same-host peer sent eagerly; larger ones go by
   // rendezvous, which the host rail carries as one read of the sender's
-  // memory (CMA) instead of a copy into receive buffers and out
-  // again. Measured on this machine (docs/benchmarks.md): with 256 KiB (the
-  // network rails' limit then), a 256 KiB sendrecv between two ranks took 74 us
-  // against 26 us by rendezvous, and a 1 MiB allreduce on 4 ranks 660-920
-  // us against 270-380 us with 16 KiB.
+  // memory (CMA) instead of a copy into receive buffers and out again
+  // (docs/benchmarks.md, "Tuning choices").
   std::uint64_t eager_limit = std::uint64_t{16} * 1024;
   // How much of each shm region (this endpoint's, and each same-host
   // peer's as it is inserted) is faulted in at once rather than page by
   // page as messages go round its command queue (railyard/shm/
   // region_prefault.h): with libfabric 1.17's defaults the queues fill the
-  // first 276 KiB. Measured on this machine, 4 ranks (docs/benchmarks.md,
-  // session 38): without it, the first ~50 calls of a 1 MiB allreduce took
-  // 1.0-1.4 ms each (median), the later ones 0.54-0.97; with it, 0.63-0.94
-  // from the first. railyard-bench -n 10 with 0 took 1.6-2.2x as long at
-  // 128-256 KiB and 1.23-1.28x at 1 MiB. 0: none. Default:
-  // RAILYARD_SHM_PREFAULT, 1 MiB.
+  // first 276 KiB, and each page's first use is a fault on a message's path.
+  // 0: none. Default: RAILYARD_SHM_PREFAULT, 1 MiB.
   std::uint64_t prefault_bytes = std::uint64_t{1} << 20;
 };
 
@@ -77,14 +70,9 @@ struct Options {
   // Largest message sent eagerly; larger ones use rendezvous, which reads
   // into the receiver's buffer without the two copies an eager message
   // takes (into a send buffer, out of a receive buffer) and without using
-  // up the peer's receive buffers. Measured on the emulated hosts (4 rails
-  // at 1 Gbit/s, `net`, docs/benchmarks.md, session 37) against the 256 KiB
-  // of before: a window of 64 KiB messages 468 MB/s against 406 one way and
-  // 921 against 288 both ways, 128-256 KiB level or better, a 2-host
-  // allreduce 2.1-2.7x as fast at 64 KiB; a lone 64 KiB message 1.09x the
-  // time (a request and a read before the data). Below one fragment
-  // rendezvous only costs: with 16 KiB a lone 32 KiB message took 1.66x.
-  // Default: RAILYARD_EAGER_LIMIT, 32 KiB.
+  // up the peer's receive buffers; below one fragment a rendezvous only
+  // adds a request and a read before the data (docs/benchmarks.md, "Tuning
+  // choices"). Default: RAILYARD_EAGER_LIMIT, 32 KiB.
   std::uint64_t eager_limit = std::uint64_t{32} * 1024;
   // A rendezvous receiver reads its share on each path in reads of at most
   // this many bytes, at most `pull_depth` chunks' worth in flight per path
@@ -99,30 +87,21 @@ struct Options {
   // reads hold no connection and take each share whole. Default:
   // RAILYARD_PULL_CHUNK, 32 KiB: what a rank answers stands between its own
   // next read and the wire, so the bytes in flight per path bound how long
-  // that read waits. Two emulated hosts swapping one 2-8 MiB message at a
-  // time carried 596-838 MB/s of 956 with 256 KiB x 4 and 947-951 with
-  // 32 KiB x 4, and a 64 MiB allreduce took 141-143 ms against 147-151
-  // (docs/benchmarks.md).
+  // that read waits.
   std::uint64_t pull_chunk = std::uint64_t{32} * 1024;
   // Chunks of reads in flight per path, across messages: with many large
-  // messages in flight both ways, unbounded reads (one window of 64 x 16
-  // MiB is 128 MiB of answers per path) queued each side's requests and
-  // FINs behind the other's answers again. Default: RAILYARD_PULL_DEPTH, 4
+  // messages in flight both ways, unbounded reads queue each side's
+  // requests and FINs behind the other's answers again. Default: RAILYARD_PULL_DEPTH, 4
   // (128 KiB per path with the default chunk).
   std::uint32_t pull_depth = 4;
   // Largest eager fragment payload: the size of each receive buffer, 1 KiB
   // or more. 0 chooses by provider: on ofi_rxm rails 16 KiB less the
   // 56-byte multi-rail header, so a fragment is ofi_rxm's eager buffer (it
-  // segments anything larger, which cost 5-8% of striped medium-message
-  // bandwidth on 1 Gbit rails); on others (net, shm) 32 KiB, a power of
+  // segments anything larger); on others (net, shm) 32 KiB, a power of
   // two, so the power-of-two messages programs send travel in whole
-  // fragments (16 KiB less the header left a fragment of a few bytes behind
-  // each 16 KiB: striped 64-256 KiB messages 475.8 MB/s against 477.7, a
-  // 16 KiB ping-pong 19.5 us against 15.8). 64 KiB fragments carried 0.1 %
-  // more at 64-256 KiB but stalled the net provider with two ranks per
-  // host: sockets held whole fragments unread for tens of ms, and a 2 x 2
-  // allreduce of 64 MiB took 258-533 ms against 141-142 with 32 KiB (16 KiB:
-  // 145-150; docs/benchmarks.md). Default: RAILYARD_FRAGMENT_SIZE, else 0.
+  // fragments; larger fragments stall the net provider with two ranks per
+  // host, sockets holding whole fragments unread (docs/benchmarks.md,
+  // "Tuning choices"). Default: RAILYARD_FRAGMENT_SIZE, else 0.
   std::uint32_t fragment_size = 0;
   // Receive and send buffers per rail.
   std::uint32_t receive_buffers = 64;
@@ -148,12 +127,12 @@ struct Options {
   // messages to a peer with two or more network paths are kept until
   // acknowledged, and a path that fails goes down while what it carried
   // goes over the peer's other paths; a path with work pending that shows
-  // no progress for this long and does not answer a probe will count as
-  // failed (not built yet). 0 turns failover off: nothing is kept and a
-  // failed path fails its peer. Default: RAILYARD_RAIL_TIMEOUT, 2 s.
+  // no progress for this long and does not answer a probe counts as
+  // failed. 0 turns failover off: nothing is kept and a failed path fails
+  // its peer. Default: RAILYARD_RAIL_TIMEOUT, 2 s.
   std::chrono::milliseconds rail_timeout{2000};
-  // How often a path down will be probed to bring it back (not built yet:
-  // a path down stays down). Default: RAILYARD_RAIL_RETRY, 1 s.
+  // How often a path down is probed to bring it back. Default:
+  // RAILYARD_RAIL_RETRY, 1 s.
   std::chrono::milliseconds rail_retry{1000};
   // Payload bytes of unexpected messages (arrived, not yet asked for) held
   // per peer and in total before the receiver holds back credits, so senders

@@ -28,11 +28,9 @@ class PolicyTable {
   static constexpr const char* kVariable = "FI_OFI_MRAIL_CONFIG";
   // Small messages stay on the home rail, medium ones go to the next rail
   // in turn, large ones are striped. ofi_mrail's default,
-  // 16384:fixed,ULONG_MAX:striping, keeps medium messages on one rail: on
-  // the emulated hosts (4 rails at 1 Gbit/s) that carried 118 MB/s at 4-16
-  // KiB against round-robin's 470, and from 1.5 KiB a ping-pong on one rail
-  // is held to that rail's rate (2 KiB: 9.2 us against 5.6). Below 1 KiB
-  // round-robin costs 0.2-0.3 us a message over fixed (docs/benchmarks.md).
+  // 16384:fixed,ULONG_MAX:striping, keeps medium messages on one rail, whose
+  // rate then caps a stream of them and a ping-pong alike; below 1 KiB
+  // round-robin only costs (docs/benchmarks.md, "Tuning choices").
   static constexpr const char* kDefault = "1024:fixed,16384:round-robin,ULONG_MAX:striping";
 
   // The default table, kDefault.

@@ -167,6 +167,59 @@ bool decode_rts_body(std::span<const std::byte> data, RtsBody& body, std::string
   return true;
 }
 
+std::vector<std::byte> encode_fin_body(const FinBody& body) {
+  std::vector<std::byte> out;
+  if (body.reads.empty()) {
+    return out;
+  }
+  ByteWriter writer(out);
+  writer.u8(body.reads.size());
+  writer.u8(0);
+  writer.u16(0);
+  writer.u32(0);
+  for (const auto& read : body.reads) {
+    writer.u8(read.rail);
+    writer.u8(0);
+    writer.u16(0);
+    writer.u32(0);
+    writer.u64(read.bytes);
+  }
+  return out;
+}
+
+bool decode_fin_body(std::span<const std::byte> data, FinBody& body, std::string& error) {
+  body.reads.clear();
+  if (data.empty()) {
+    return true;  // nothing was read
+  }
+  ByteReader reader(data);
+  const auto count = reader.u8();
+  (void)reader.u8();
+  (void)reader.u16();
+  (void)reader.u32();
+  std::uint64_t seen = 0;  // a bit per rail: each may appear once
+  for (unsigned i = 0; i < count && !reader.failed(); ++i) {
+    FinBody::Read read;
+    read.rail = reader.u8();
+    (void)reader.u8();
+    (void)reader.u16();
+    (void)reader.u32();
+    read.bytes = reader.u64();
+    if (read.rail >= kMaxRails || (seen & (std::uint64_t{1} << read.rail)) != 0) {
+      error = fmt::format("FIN body names rail {} twice or beyond {}", read.rail, kMaxRails);
+      return false;
+    }
+    seen |= std::uint64_t{1} << read.rail;
+    body.reads.push_back(read);
+  }
+  if (reader.failed() || reader.remaining() != 0 || count == 0) {
+    error =
+        fmt::format("FIN body of {} bytes is malformed ({} rails declared)", data.size(), count);
+    return false;
+  }
+  return true;
+}
+
 std::vector<std::byte> encode_address(const EndpointAddress& address) {
   std::vector<std::byte> out;
   ByteWriter writer(out);

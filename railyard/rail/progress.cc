@@ -53,9 +53,7 @@ void block(std::span<Rail* const> rails, std::chrono::nanoseconds budget,
     }
   }
   // A yield asks no descriptor: arming one (fi_trywait, then a poll) costs
-  // two or three system calls, paid on every turn of a wait that yields
-  // (1 host x 4 ranks: about 10 a rank per 1 MiB allreduce,
-  // docs/benchmarks.md, session 39).
+  // two or three system calls, paid on every turn of a wait that yields.
   if (no_wait_object) {
     if (idle < kNoWaitObjectYield) {
       std::this_thread::yield();

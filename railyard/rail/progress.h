@@ -37,7 +37,7 @@ struct PollHint {
   // The longest the other rails go unswept, however few turns passed: a turn
   // that yields the core can last a scheduler slice, so 256 of them could
   // leave a network rail unread for hundreds of ms while a busy host rail
-  // stayed hot (2 hosts x 2 ranks on 2 cores, docs/benchmarks.md).
+  // stayed hot.
   static constexpr std::chrono::microseconds kMaxColdGap{100};
   // Every this many sweeps by descriptor, one progresses every rail anyway.
   static constexpr unsigned kFullSweepEvery = 64;
@@ -60,8 +60,7 @@ struct PollHint {
   // and was left so. Resetting it (fi_trywait, fi_wait) re-arms the
   // provider's signal, and libfabric's util queues then write the signal on
   // the next completion: a write, a read and polls a message, on the path
-  // of every small message that changes rails (round-robin 1.19x fixed's
-  // latency with the resets, 1.05x without, docs/benchmarks.md). A stale
+  // of every small message that changes rails. A stale
   // rail is progressed in every sweep without asking its descriptor, and
   // only a sleep resets it, as it must.
   std::vector<bool> stale;
@@ -94,7 +93,7 @@ struct PollHint {
 // ping-pong's latency grows with the rail count. So the hot rail (the last to
 // complete something) is polled every turn and the others in a sweep every
 // few turns: every 4th while sweeps find work, backing off to every 256th
-// (about 85 us) while they find none, as under the fixed policy.
+// while they find none, as under the fixed policy.
 //
 // When every rail has a wait descriptor, a sweep is one poll(2) without a
 // timeout over the cold rails' descriptors, and only the rails it names

@@ -171,9 +171,8 @@ class Rail {
   // rail alone), or that some are again. A peerless rail's completion queue
   // is then read by progress() at most once per `gap` while no operation of
   // its own is in flight, instead of on every call: reading an idle `net`
-  // queue is a system call (epoll_wait), and waiters paid 23 of them a rank
-  // per 1 MiB allreduce on 4 ranks of one host, against 6 reads of data
-  // (docs/benchmarks.md, session 39). Whatever a peer sends it anyway (one
+  // queue is a system call (epoll_wait), which waiters on a rail no peer
+  // uses paid several times per message. Whatever a peer sends it anyway (one
   // the owner does not know yet, or one that fell back from shared memory)
   // is taken in within `gap`, and the first message it brings ends the
   // peerless state.

@@ -52,9 +52,8 @@ std::uint64_t rail_order(const std::string& provider) {
   // without RMA orderings. Asked for FI_ORDER_RAW or FI_ORDER_SAW, it queues
   // every RMA to the peer as a request, and libfabric 1.17 (Debian 12's)
   // then serves every read request by copying through shared bounce buffers
-  // instead of CMA. Measured on this machine (docs/benchmarks.md): a
-  // sendrecv between two ranks of one host took 2.2-2.7x as long so at
-  // 1 MiB and 1.4-2.0x at 4-64 MiB.
+  // instead of CMA, several times slower for large messages
+  // (docs/benchmarks.md, "Tuning choices").
   //
   // Railyard's orderings still hold without the request. A fast RMA is in
   // the peer's memory when the call returns. An RMA shm does not do fast (no

@@ -9,10 +9,10 @@
 
 namespace railyard::rail {
 
-// libfabric's `net` provider: native RDM endpoints over TCP. Measured
-// against tcp;ofi_rxm and net;ofi_rxm on the emulated hosts
-// (docs/benchmarks.md): the lowest small-message latency, the same or more
-// bandwidth, and rails that open in a fifth of the time.
+// libfabric's `net` provider: native RDM endpoints over TCP. Against
+// tcp;ofi_rxm and net;ofi_rxm, the lowest small-message latency, the same
+// or more bandwidth, and rails that open faster (docs/benchmarks.md,
+// "Tuning choices").
 inline constexpr const char* kDefaultProvider = "net";
 
 struct RailOptions {

@@ -32,11 +32,7 @@ void WaitPolicy::fit_to_host(bool oversubscribed) {
   }
   // Where ranks outnumber cores, a spinning rank takes core time from the
   // rank (or the kernel's network processing) it waits for, even when it
-  // yields between polls. Measured on two
-  // emulated hosts x 2 ranks sharing 2 cores (docs/benchmarks.md), sleeping
-  // at once took railyard-bench's allreduce 0.24-0.40x the time of spinning
-  // 100 us with yields at 8 B and 0.35-0.56x at 64-128 KiB, 0.45-1.09x at
-  // 512 B-8 KiB, and the same from 512 KiB.
+  // yields between polls (docs/benchmarks.md, "Tuning choices").
   if (yield_while_spinning && !spin_given) {
     spin = std::chrono::microseconds{0};
   }

@@ -12,8 +12,7 @@ struct WaitPolicy {
   // From RAILYARD_SPIN_US; by default 100 us, or none on a host with more
   // ranks than cores (fit_to_host). Waking from a sleep costs tens of
   // microseconds, so a wait shorter than a network round trip must not
-  // sleep: with 20 us, ping-pongs over TCP (round trip ~17 us on veth)
-  // straddled the limit and small-message latency became bimodal.
+  // sleep: a spin near the round trip makes small-message latency bimodal.
   std::chrono::microseconds spin{100};
   // Longest single sleep; the waiter then re-polls even without a wake-up.
   std::chrono::milliseconds max_block{100};

@@ -5,8 +5,8 @@
 // entry of the receiver's command queue, at the start of the region. The
 // queue's pages are first touched one after another as traffic goes round
 // it, and on a virtual machine each first touch is a page fault costly
-// enough to triple the time of a 1 MiB allreduce on 4 ranks for its first
-// ~50 calls (docs/benchmarks.md, session 38). Faulting those pages in when
+// enough to slow a job's first calls several times over. Faulting those
+// pages in when
 // the region is mapped moves that cost to start-up, in one call per region.
 #pragma once
 

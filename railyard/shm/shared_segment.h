@@ -3,7 +3,7 @@
 // removes the name once they all have it mapped (or when it is destroyed),
 // so that nothing stays in /dev/shm after the job. For collectives that
 // exchange data through memory every rank of the host maps, without a
-// message per step (docs/benchmarks.md, session 39).
+// message per step.
 #pragma once
 
 #include <cstddef>

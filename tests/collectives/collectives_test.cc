@@ -826,9 +826,9 @@ TEST(VCollectives, ALayoutOfTheWrongLengthIsAUsageErrorNamingIt) {
   }));
 }
 
-// The larger rank counts of issue 14's matrix (11, 16) over shared
-// memory, every algorithm of the main collectives at a block length that
-// is not a multiple of the rank count, and a 16 MiB allreduce.
+// Larger rank counts (11, 16) over shared memory, every algorithm of the
+// main collectives at a block length that is not a multiple of the rank
+// count, and a 16 MiB allreduce.
 TEST(ManyRanks, ElevenAndSixteenRanksRunEveryAlgorithmToTheReference) {
   for (const int ranks : {11, 16}) {
     SCOPED_TRACE(ranks);

@@ -553,7 +553,7 @@ TEST(Endpoint, CountersShowEachPolicysSplit) {
 // read from (the first piece's, for a striped one), and its FIN comes back
 // on that path: a window of such messages spreads its control messages over
 // the rails as it spreads its data. Sent all on the home rail, they made it
-// the slowest of the four (docs/benchmarks.md, session 42).
+// the slowest of the four.
 TEST(Endpoint, RendezvousControlMessagesTravelWithTheirData) {
   constexpr std::size_t kRails = 4;
   constexpr std::size_t kCount = 40;
@@ -597,6 +597,35 @@ TEST(Endpoint, WeightsSetEachRailsShareOfAStripe) {
   const auto counters = group[1].counters();
   EXPECT_EQ(counters.rails[0].bytes_received, 3U << 20);
   EXPECT_EQ(counters.rails[1].bytes_received, 1U << 20);
+}
+
+// A rendezvous message's bytes count on both sides of each rail they
+// crossed: as received where they were read, as sent where they left (the
+// FIN tells the sender what was read over each of its rails), so a
+// message's sender and receiver show the same bytes per rail.
+TEST(Endpoint, RendezvousBytesCountAsSentWhereTheyLeftAndReceivedWhereTheyArrived) {
+  auto options = endpoint_options(2, kStriping);
+  options.rail_weights = {3, 1};
+  options.pull_chunk = 0;  // each share read whole, as planned
+  EndpointGroup group({options, options});
+  std::vector<std::byte> out(4 << 20);
+  std::vector<std::byte> in(out.size());
+  const auto sender_before = group[0].counters();
+  const auto receiver_before = group[1].counters();
+  Request send;
+  Request recv;
+  ASSERT_TRUE(group[1].recv(recv, kAnySource, in.data(), in.size(), 0).ok());
+  ASSERT_TRUE(group[0].send(send, group.ids[0][1], out.data(), out.size(), 0).ok());
+  ASSERT_TRUE(group.run_until([&] { return send.done() && recv.done(); }));
+  const auto sender = group[0].counters();
+  const auto receiver = group[1].counters();
+  for (std::size_t r = 0; r < 2; ++r) {
+    const std::uint64_t sent = sender.rails[r].bytes_sent - sender_before.rails[r].bytes_sent;
+    const std::uint64_t received =
+        receiver.rails[r].bytes_received - receiver_before.rails[r].bytes_received;
+    EXPECT_EQ(sent, received) << "rail " << r;
+    EXPECT_EQ(received, r == 0 ? 3U << 20 : 1U << 20) << "rail " << r;
+  }
 }
 
 // Read in chunks, a path with nothing left to read takes over the last

@@ -10,10 +10,9 @@
 // barrier. Over messages (the shm provider), a 1 MiB allreduce of 4 ranks
 // moves each rank's data through 2(p-1) rendezvous steps, each a request,
 // a read and a reply; here it is two copies and two barriers, as Open
-// MPI's coll/sm and vader's single-copy paths avoid messages too
-// (docs/benchmarks.md, "The host segment").
+// MPI's coll/sm and vader's single-copy paths avoid messages too.
 //
-// The steps are allreduce_through_segment's (segment_allreduce.cc), with one
+// The steps are allreduce_through_segment's (through_segment.cc), with one
 // lane. Where it does not apply (several hosts, a non-blocking call,
 // RAILYARD_SHM or RAILYARD_HOST_SEGMENT off, or a segment one rank could
 // not map) it runs the table's allreduce over messages instead.

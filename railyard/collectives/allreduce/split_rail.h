@@ -10,7 +10,7 @@ namespace railyard::collectives::detail {
 // host's ranks share it), and this many lanes run side by side, so one
 // lane's same-host steps overlap the others' network steps. The size keeps
 // the network messages above the eager limit (docs/benchmarks.md,
-// "Thresholds").
+// "Tuning choices").
 inline constexpr std::size_t kSplitRailSegmentBytes = std::size_t{512} << 10;
 inline constexpr std::uint32_t kSplitRailLanes = 3;
 

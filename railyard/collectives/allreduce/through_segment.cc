@@ -20,10 +20,8 @@ namespace {
 
 // A chunk that every rank reduces whole, reading every rank's slot, needs
 // one barrier instead of two; up to about this many bytes read per rank
-// the barrier costs more than the reads. On 1 host x 4 ranks (2 cores;
-// docs/benchmarks.md, "One barrier for short vectors") one barrier took
-// 0.72-0.83x the time of two at 8 B-2 KiB, 0.80-0.98x at 4-16 KiB, and
-// 0.98-1.23x at 32 KiB, where every rank reads 128 KiB.
+// the barrier costs more than the reads (docs/benchmarks.md, "Tuning
+// choices").
 constexpr std::size_t kOneBarrierReadBytes = std::size_t{64} << 10;
 
 // Chunks lane, lane + lanes, ... of the vector through lane `lane` of the

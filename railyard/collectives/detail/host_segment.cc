@@ -30,10 +30,8 @@ constexpr std::size_t kCallBytes = 32;
 static_assert(sizeof(SegmentCall) <= kCallBytes && kCallAt + 2 * kCallBytes <= kLineBytes);
 constexpr std::size_t kPage = 4096;
 // A chunk of 512 KiB a rank keeps the working set of a chunk (p slots, the
-// slice reduced, the part copied out) within the caches of this machine:
-// measured on 1 host x 4 ranks (docs/benchmarks.md, "The host segment"),
-// 1 MiB slots took 1.6x the time at 1 MiB and 1.1-1.7x at 4-16 MiB,
-// 256 KiB slots 1.1-1.4x from 1 MiB (more barriers).
+// slice reduced, the part copied out) within the caches; smaller slots
+// take more barriers (docs/benchmarks.md, "Tuning choices").
 constexpr std::size_t kMostSlotBytes = std::size_t{512} << 10;
 constexpr std::size_t kMostSegmentBytes = std::size_t{16} << 20;
 // The setup message: a status byte, then the name.

@@ -1,9 +1,8 @@
 // Working memory of the collective algorithms (partial sums, blocks in
 // transit), taken from a pool the process keeps. A fresh buffer of tens of
 // megabytes is fresh pages from the kernel: every page faults in and is
-// zeroed, and the pages go back when it is freed, so a 64 MiB reduce-scatter
-// on two ranks spent most of its time in page faults and memset (measured
-// with perf: 50 ms of which the reduction was a tenth). Reused buffers are
+// zeroed, and the pages go back when it is freed, so a large reduce-scatter
+// spent most of its time in page faults and memset. Reused buffers are
 // already mapped, and nothing fills them.
 #pragma once
 

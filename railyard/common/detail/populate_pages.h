@@ -1,9 +1,8 @@
 // Faulting in a range of this process's memory in one system call.
 //
-// A page's first touch is a page fault, and on a virtual machine such as
-// the one the benchmarks run on each costs about 13 us: zeroing a fresh
-// 4 MiB buffer took 13 ms, where MADV_POPULATE_WRITE on it took 0.8 ms
-// (docs/benchmarks.md, session 38). Buffers the library fills in turn
+// A page's first touch is a page fault, dear on a virtual machine; one
+// MADV_POPULATE_WRITE costs a fraction of touching the pages one by one.
+// Buffers the library fills in turn
 // (receive buffers, shared-memory queues) are faulted in this way when
 // made, so their first uses do not pay on the message path.
 #pragma once

@@ -153,6 +153,9 @@ struct LargeTransfer {
   // Once orphaned (its request destroyed in flight): the ops the provider
   // has not completed yet.
   std::size_t outstanding = 0;
+  // A pull's bytes read over each of the sender's rails (by its rail
+  // index), for the FIN: the sender counts them as sent.
+  std::vector<std::uint64_t> read_from_rail;
   // A read of it was ended by a rail reset: its sender's keys may still be
   // used by that read's request, sent before the reset and arriving late,
   // so the FIN asks the sender to revoke them (kFlagRevokeKeys).

@@ -145,7 +145,7 @@ void Receiver::handle(std::size_t rail, std::span<const std::byte> message) {
       on_rts(peer, header, payload);
       break;
     case MessageType::kFin:
-      core_.rendezvous.on_fin(peer, header, rail);
+      core_.rendezvous.on_fin(peer, header, payload, rail);
       break;
     case MessageType::kCredit:
       break;  // its grant was taken above

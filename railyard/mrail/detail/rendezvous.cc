@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
 #include "railyard/mrail/detail/endpoint_core.h"
 
@@ -21,8 +22,8 @@ void Rendezvous::send(Peer& peer, Request& request, Header header) {
   // split (the receiver splits from there). The RTS travels on it too: a
   // window of rendezvous messages then spreads its requests over the rails
   // as it spreads its data, instead of queueing every request on the home
-  // rail, which then carried ~300 bytes more per message than the others
-  // and set the pace of all (docs/benchmarks.md, session 42).
+  // rail, which would then carry more than the others and set the pace of
+  // all.
   const std::size_t preferred = body.policy == Policy::kFixed ? peer.home() : peer.take_next_path();
   body.preferred_rail = static_cast<std::uint8_t>(peer.paths[preferred].local_rail);
   try {
@@ -65,7 +66,8 @@ void Rendezvous::send(Peer& peer, Request& request, Header header) {
   core_.sender.enqueue(path.local_rail, std::move(rts));
 }
 
-void Rendezvous::on_fin(Peer& peer, const Header& header, std::size_t rail) {
+void Rendezvous::on_fin(Peer& peer, const Header& header, std::span<const std::byte> body,
+                        std::size_t rail) {
   const auto it = sends_.find(header.word);
   if (it == sends_.end()) {
     if (header.path_seq != 0) {
@@ -84,6 +86,7 @@ void Rendezvous::on_fin(Peer& peer, const Header& header, std::size_t rail) {
   }
   Request& request = *it->second;
   sends_.erase(it);
+  count_reads(peer, body);
   if ((header.flags & kFlagRevokeKeys) != 0) {
     // A read the peer's rail reset ended may still be on its way here.
     for (auto& lease : request.large_->leases) {
@@ -148,12 +151,38 @@ void Rendezvous::transfer_done(Request& request) {
       // send()), so FINs spread over the rails as their messages did (the
       // home path when that one is down, or when nothing was read).
       const auto& lanes = request.large_->lanes;
+      FinBody body;
+      const auto& read = request.large_->read_from_rail;
+      for (std::size_t rail = 0; rail < read.size(); ++rail) {
+        if (read[rail] != 0) {
+          body.reads.push_back(FinBody::Read{static_cast<std::uint8_t>(rail), read[rail]});
+        }
+      }
       core_.sender.send_control(
           *peer, fin,
-          lanes.empty() ? peer->home() : FailoverLog::reply_path(*peer, lanes.front().rail));
+          lanes.empty() ? peer->home() : FailoverLog::reply_path(*peer, lanes.front().rail),
+          encode_fin_body(body));
     }
   } else if (request.kind_ == RequestKind::kSend) {
     sends_.erase(request.large_->transfer_id);
+  }
+}
+
+void Rendezvous::count_reads(const Peer& peer, std::span<const std::byte> body) {
+  FinBody reads;
+  std::string error;
+  if (!decode_fin_body(body, reads, error)) {
+    // The send is done all the same: only what its rails carried goes
+    // uncounted.
+    log::error("multi-rail endpoint {:016x}: a FIN from peer {}: {}; its bytes go uncounted",
+               core_.id, peer.id.index, error);
+    return;
+  }
+  for (const FinBody::Read& read : reads.reads) {
+    if (read.rail < core_.rails.size()) {
+      RailTraffic& traffic = core_.rails[read.rail].traffic;
+      traffic.bytes_sent += read.bytes;
+    }
   }
 }
 

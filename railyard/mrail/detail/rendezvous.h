@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -25,8 +26,9 @@ class Rendezvous {
 
   // Sends `request`'s message (already numbered in `header`) as an RTS.
   void send(Peer& peer, Request& request, Header header);
-  // The receiver of one of our sends read it (or gave up): the send is done.
-  void on_fin(Peer& peer, const Header& header, std::size_t rail);
+  // The receiver of one of our sends read it (or gave up): the send is
+  // done, and the bytes `body` says were read count as sent.
+  void on_fin(Peer& peer, const Header& header, std::span<const std::byte> body, std::size_t rail);
   // A receive matched an RTS: its data is read over the peer's paths.
   void start_pull(Peer& peer, InboundMessage& message, Request& request);
   // A rendezvous request's transfer ended: a receive tells the sender (FIN),
@@ -39,6 +41,8 @@ class Rendezvous {
   void fail_sends_to(const Peer& peer);
 
  private:
+  void count_reads(const Peer& peer, std::span<const std::byte> body);
+
   Core& core_;
   // Rendezvous sends waiting for their FIN, by transfer id.
   std::unordered_map<std::uint64_t, Request*> sends_;

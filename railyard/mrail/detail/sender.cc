@@ -139,12 +139,14 @@ void Sender::send_control(Peer& peer, const Header& header) {
   send_control(peer, header, peer.home());
 }
 
-void Sender::send_control(Peer& peer, const Header& header, std::size_t path_index) {
+void Sender::send_control(Peer& peer, const Header& header, std::size_t path_index,
+                          std::vector<std::byte> body) {
   const Path& path = peer.paths[path_index];
   Outgoing control;
   control.header = header;
   control.destination = path.address;
   control.peer = peer.id;
+  control.body = std::move(body);
   enqueue(path.local_rail, std::move(control));
 }
 
@@ -214,7 +216,7 @@ void Sender::emit(std::size_t rail_index, Header& header, rail::RailPeer destina
   // An eager fragment is done with its request's buffer once it is copied
   // out, as an inject is: its piece is done now, not at the send buffer's
   // completion, so a blocking send returns without polling for that
-  // completion (docs/benchmarks.md, session 51). Its send buffer's failure
+  // completion. Its send buffer's failure
   // still fails the peer, or goes by failover (on_sent). An RTS's piece
   // waits for its completion: the FIN follows it.
   bool owner_waits = false;

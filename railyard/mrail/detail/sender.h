@@ -34,7 +34,8 @@ class Sender {
   // A message of the endpoint's own (credit, acknowledgement, probe, FIN,
   // rail reset notice) to `peer`, on its home path or on path `path`.
   void send_control(Peer& peer, const Header& header);
-  void send_control(Peer& peer, const Header& header, std::size_t path);
+  void send_control(Peer& peer, const Header& header, std::size_t path,
+                    std::vector<std::byte> body = {});
   // Queues `message` on `rail` and sends what its send buffers allow.
   void enqueue(std::size_t rail, Outgoing message);
   // Sends what waits on `rail`, in order, while send buffers are free.

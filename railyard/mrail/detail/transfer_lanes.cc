@@ -279,6 +279,14 @@ void TransferLanes::on_piece(PieceOp& op, const rail::Completion& completion) {
       case PieceKind::kRead:
         traffic.bytes_received += op.bytes();
         ++traffic.chunks_received;
+        if (path != nullptr && op.request() != nullptr && op.request()->large_ &&
+            op.request()->kind_ == RequestKind::kRecv) {
+          auto& read = op.request()->large_->read_from_rail;
+          if (read.size() <= path->remote_rail) {
+            read.resize(path->remote_rail + 1, 0);
+          }
+          read[path->remote_rail] += op.bytes();
+        }
         break;
       case PieceKind::kWrite:
         traffic.bytes_sent += op.bytes();

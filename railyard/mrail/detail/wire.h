@@ -16,7 +16,8 @@ namespace railyard::mrail {
 enum class MessageType : std::uint8_t {
   kEager = 1,   // a fragment of an eager message; word = its offset
   kRts = 2,     // rendezvous request-to-send; word = transfer id; body = RtsBody
-  kFin = 3,     // rendezvous done, the sender may release its buffer; word = transfer id
+  kFin = 3,     // rendezvous done, the sender may release its buffer; word = transfer id;
+                // body = FinBody (what was read over each of the sender's rails)
   kCredit = 4,  // header only: a grant (Header::credit) with nothing else to carry it
   // Rail failover (docs/architecture.md), header only and never numbered:
   kAck = 5,         // the path (path_rail, path_epoch) has delivered every message up to path_seq
@@ -132,6 +133,21 @@ struct RtsBody {
 
 [[nodiscard]] std::vector<std::byte> encode_rts_body(const RtsBody& body);
 [[nodiscard]] bool decode_rts_body(std::span<const std::byte> data, RtsBody& body,
+                                   std::string& error);
+
+// After a FIN header: how many bytes the receiver read over each of the
+// sender's rails, so that the sender counts them as sent on the rail they
+// left by (RailTraffic::bytes_sent). Empty when nothing was read.
+struct FinBody {
+  struct Read {
+    std::uint8_t rail = 0;    // index of the sender's rail
+    std::uint64_t bytes = 0;  // read over it
+  };
+  std::vector<Read> reads;
+};
+
+[[nodiscard]] std::vector<std::byte> encode_fin_body(const FinBody& body);
+[[nodiscard]] bool decode_fin_body(std::span<const std::byte> data, FinBody& body,
                                    std::string& error);
 
 // One rail as a peer sees it.
