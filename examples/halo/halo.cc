@@ -5,18 +5,18 @@
 // and checks that its piece matches bit for bit.
 //   railyard-run -n 4 railyard-halo [--cells 256] [--steps 500]
 //   mpirun -np 4 --bind-to none railyard-halo
-#include <fmt/format.h>
-
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "railyard/comm/communicator.h"
 #include "railyard/comm/window.h"
-#include "tools/support/tool_main.h"
 
 namespace {
 
@@ -49,17 +49,24 @@ std::vector<double> serial_rod(std::size_t cells, int steps) {
   return rod;
 }
 
-int run(int argc, char** argv) {
-  CLI::App app("railyard-halo: a one-sided halo exchange, checked against a serial run");
-  std::size_t cells_per_rank = 256;
-  int steps = 500;
-  app.add_option("--cells", cells_per_rank, "cells per rank")->check(CLI::Range(1, 1 << 24));
-  app.add_option("--steps", steps, "time steps")->check(CLI::Range(1, 1 << 20));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& error) {
-    return app.exit(error);
+// The value of flag `name` in argv, within [1, most]; `fallback` when absent.
+long flag(int argc, char** argv, const std::string& name, long fallback, long most) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (argv[i] == name) {
+      const long value = std::strtol(argv[i + 1], nullptr, 10);
+      if (value < 1 || value > most) {
+        throw std::invalid_argument(name + " '" + argv[i + 1] + "' is invalid: expected 1 to " +
+                                    std::to_string(most));
+      }
+      return value;
+    }
   }
+  return fallback;
+}
+
+int run(int argc, char** argv) {
+  const auto cells_per_rank = static_cast<std::size_t>(flag(argc, argv, "--cells", 256, 1 << 24));
+  const auto steps = static_cast<int>(flag(argc, argv, "--steps", 500, 1 << 20));
 
   Communicator world = Communicator::world();
   const int rank = world.rank();
@@ -106,8 +113,8 @@ int run(int argc, char** argv) {
       (void)world.recv(&theirs, sizeof(theirs), other, 0);
       worst = std::max(worst, theirs);
     }
-    fmt::print("halo: {} ranks x {} cells, {} steps: largest difference from the serial run {}\n",
-               size, cells_per_rank, steps, worst);
+    std::printf("halo: %d ranks x %zu cells, %d steps: largest difference from the serial run %g\n",
+                size, cells_per_rank, steps, worst);
   } else {
     world.send(&worst, sizeof(worst), 0, 0);
   }
@@ -117,6 +124,9 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  return railyard::tools::run_reporting_errors("railyard-halo: ", run, argc, argv);
+int main(int argc, char** argv) try {
+  return run(argc, argv);
+} catch (const std::exception& error) {
+  std::fprintf(stderr, "railyard-halo: %s\n", error.what());
+  return 1;
 }

@@ -2,14 +2,12 @@
 // its rank, and checks the sum: the smallest complete railyard program.
 //   railyard-run -n 4 railyard-ring
 //   mpirun -np 4 --bind-to none railyard-ring     (bootstraps through PMIx)
-#include <fmt/format.h>
-
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <vector>
 
 #include "railyard/comm/communicator.h"
-#include "tools/support/tool_main.h"
 
 namespace {
 
@@ -42,19 +40,22 @@ int run(int argc, char** argv) {
     const long expected = static_cast<long>(laps) * size * (size - 1) / 2;
     for (const long value : token) {
       if (value != expected) {
-        fmt::print(stderr, "ring: rank 0 got {} after {} laps of {} ranks, expected {}\n", value,
-                   laps, size, expected);
+        std::fprintf(stderr, "ring: rank 0 got %ld after %d laps of %d ranks, expected %ld\n",
+                     value, laps, size, expected);
         return 1;
       }
     }
-    fmt::print("ring: {} laps of {} ranks over {} bytes: every value is {}\n", laps, size,
-               token.size() * sizeof(long), expected);
+    std::printf("ring: %d laps of %d ranks over %zu bytes: every value is %ld\n", laps, size,
+                token.size() * sizeof(long), expected);
   }
   return 0;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  return railyard::tools::run_reporting_errors("railyard-ring: ", run, argc, argv);
+int main(int argc, char** argv) try {
+  return run(argc, argv);
+} catch (const std::exception& error) {
+  std::fprintf(stderr, "railyard-ring: %s\n", error.what());
+  return 1;
 }
