@@ -7,7 +7,7 @@
 
 #include "railyard/bootstrap/bootstrap.h"
 #include "railyard/bootstrap/bootstrap_options.h"
-#include "railyard/bootstrap/launch_identity.h"
+#include "railyard/common/launch_identity.h"
 
 namespace railyard::bootstrap {
 

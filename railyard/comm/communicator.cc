@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "railyard/bootstrap/launch_identity.h"
+#include "railyard/common/launch_identity.h"
 #include "railyard/bootstrap/make_bootstrap.h"
 #include "railyard/comm/detail/operation.h"
 #include "railyard/comm/detail/rank_card.h"
@@ -25,7 +25,7 @@ namespace {
 // reads them; here they only mean no hint.
 std::optional<unsigned> launcher_local_rank() {
   try {
-    return bootstrap::launch_identity_from_environment().local_rank;
+    return launch_identity_from_environment().local_rank;
   } catch (const Error&) {
     return std::nullopt;
   }
@@ -54,7 +54,7 @@ bootstrap::Blob my_rank_card(const CommunicatorOptions& options) {
 Communicator Communicator::world() {
   const CommunicatorOptions options = CommunicatorOptions::from_environment();
   const bootstrap::BootstrapOptions bootstrap = bootstrap::BootstrapOptions::from_environment();
-  const bootstrap::LaunchIdentity identity = bootstrap::launch_identity_from_environment();
+  const LaunchIdentity identity = launch_identity_from_environment();
   return world(
       options,
       [&](std::span<const std::byte> card) {

@@ -1,16 +1,14 @@
 #include "railyard/common/detail/local_rank.h"
 
 #include <algorithm>
-#include <array>
 #include <charconv>
 #include <limits>
 #include <optional>
 
 #include <fmt/format.h>
 
-#include "railyard/common/detail/env.h"
-#include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
+#include "railyard/common/launch_identity.h"
 
 namespace railyard {
 namespace {
@@ -74,45 +72,14 @@ unsigned slurm_tasks_on_node(std::string_view text, unsigned node) {
 }
 
 LocalRank local_rank_from_environment() {
-  struct Source {
-    const char* rank;
-    const char* size;
-  };
-  static constexpr std::array<Source, 4> kSources{{
-      {"RAILYARD_LOCAL_RANK", "RAILYARD_LOCAL_SIZE"},
-      {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
-      {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
-      {"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"},
-  }};
-  constexpr std::uint64_t kMax = std::numeric_limits<unsigned>::max();
-  for (const auto& source : kSources) {
-    const auto rank_text = env::get(source.rank);
-    if (!rank_text) {
-      continue;
-    }
-    LocalRank out;
-    out.source = source.rank;
-    out.rank = static_cast<unsigned>(parse_uint(source.rank, *rank_text, 0, kMax));
-    if (const auto size_text = env::get(source.size)) {
-      out.size = static_cast<unsigned>(parse_uint(source.size, *size_text, 1, kMax));
-    } else if (const auto tasks = env::get("SLURM_TASKS_PER_NODE");
-               tasks && std::string_view(source.rank) == "SLURM_LOCALID") {
-      // Set whatever the allocation; SLURM_NTASKS_PER_NODE only with
-      // --ntasks-per-node.
-      const auto node_text = env::get("SLURM_NODEID");
-      const unsigned node =
-          node_text ? static_cast<unsigned>(parse_uint("SLURM_NODEID", *node_text, 0, kMax)) : 0;
-      out.size = slurm_tasks_on_node(*tasks, node);
-    } else {
-      out.size = out.rank + 1;
-    }
-    if (out.rank >= out.size) {
-      throw ConfigError(source.rank, *rank_text,
-                        fmt::format("expected a local rank below {}={}", source.size, out.size));
-    }
-    return out;
+  const LaunchIdentity identity = launch_identity_from_environment();
+  LocalRank out;
+  if (identity.local_rank) {
+    out.rank = *identity.local_rank;
+    out.size = identity.local_size.value_or(out.rank + 1);
+    out.source = identity.local_rank_variable;
   }
-  return {};
+  return out;
 }
 
 }  // namespace railyard

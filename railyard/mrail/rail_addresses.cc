@@ -49,6 +49,10 @@ std::vector<std::string> parse_rail_addresses(std::string_view input, std::strin
   return out;
 }
 
+bool rails_named_in_environment() {
+  return env::get(kAddressVariable) || env::get(kDeprecatedAddressVariable);
+}
+
 std::vector<std::string> rail_addresses_from_environment() {
   const auto current = env::get(kAddressVariable);
   const auto deprecated = env::get(kDeprecatedAddressVariable);

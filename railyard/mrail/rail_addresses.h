@@ -18,6 +18,10 @@ inline constexpr const char* kDeprecatedAddressVariable = "FI_OFI_MRAIL_ADDR_STR
 [[nodiscard]] std::vector<std::string> parse_rail_addresses(std::string_view input,
                                                             std::string_view text);
 
+// Whether FI_OFI_MRAIL_ADDR (or FI_OFI_MRAIL_ADDR_STRC) names the rails,
+// which then override discovery entirely.
+[[nodiscard]] bool rails_named_in_environment();
+
 // FI_OFI_MRAIL_ADDR when set; else FI_OFI_MRAIL_ADDR_STRC, with a deprecation
 // warning; else one entry "" (a single rail on the provider's default
 // interface).

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "railyard/common/detail/env.h"
 #include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
 #include "railyard/mrail/rail_addresses.h"
@@ -12,7 +11,7 @@ namespace railyard::mrail {
 
 RailChoice rails_from_environment() {
   RailChoice choice;
-  if (env::get("FI_OFI_MRAIL_ADDR") || env::get("FI_OFI_MRAIL_ADDR_STRC")) {
+  if (rails_named_in_environment()) {
     choice.rails = rail_addresses_from_environment();
     return choice;
   }

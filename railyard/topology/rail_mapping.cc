@@ -143,6 +143,7 @@ MappingOptions MappingOptions::from_environment() {
   MappingOptions options;
   if (const auto text = env::get("RAILYARD_RAILS")) {
     options.rails = RailsChoice::parse(*text);
+    options.rails_given = true;
   }
   if (const auto text = env::get("RAILYARD_NET_IFACES")) {
     options.filter = InterfaceFilter::parse(*text);

@@ -35,6 +35,8 @@ struct RailsChoice {
 
 struct MappingOptions {
   RailsChoice rails;
+  // Whether `rails` was asked for (RAILYARD_RAILS set), not the default.
+  bool rails_given = false;
   std::optional<InterfaceFilter> filter;
 
   // RAILYARD_RAILS and RAILYARD_NET_IFACES.

@@ -26,8 +26,8 @@ bool under_pmix() {
   return std::getenv("PMIX_RANK") != nullptr;  // NOLINT(concurrency-mt-unsafe)
 }
 
-bootstrap::LaunchIdentity identity_of(unsigned rank, unsigned size, const std::string& launcher) {
-  bootstrap::LaunchIdentity identity;
+LaunchIdentity identity_of(unsigned rank, unsigned size, const std::string& launcher) {
+  LaunchIdentity identity;
   identity.rank = rank;
   identity.size = size;
   identity.launcher = launcher;

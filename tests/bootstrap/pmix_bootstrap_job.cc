@@ -32,7 +32,7 @@ int main() {
     options.timeout = 30s;
     const std::string mine = fmt::format("descriptor of pid {}", ::getpid());
     const auto chosen = railyard::bootstrap::make_bootstrap(
-        text_blob(mine), options, railyard::bootstrap::launch_identity_from_environment());
+        text_blob(mine), options, railyard::launch_identity_from_environment());
     auto* bootstrap = dynamic_cast<railyard::bootstrap::PmixBootstrap*>(chosen.get());
     if (bootstrap == nullptr) {
       fmt::print(stderr, "FAILED: the automatic choice under mpirun was {}, not pmix\n",

@@ -23,7 +23,7 @@ railyard::testing::JobCheck check;
 
 int main() {
   try {
-    const auto identity = railyard::bootstrap::launch_identity_from_environment();
+    const auto identity = railyard::launch_identity_from_environment();
     const auto options = railyard::bootstrap::BootstrapOptions::from_environment();
     const auto bootstrap = railyard::bootstrap::make_bootstrap(
         text_blob(fmt::format("rank {}", identity.rank.value_or(99))), options, identity);

@@ -5,7 +5,7 @@
 
 #include "bad_input.h"
 #include "railyard/bootstrap/bootstrap_options.h"
-#include "railyard/bootstrap/launch_identity.h"
+#include "railyard/common/launch_identity.h"
 #include "railyard/bootstrap/make_bootstrap.h"
 #include "railyard/comm/communicator_options.h"
 #include "railyard/comm/host_identity.h"
@@ -19,10 +19,10 @@ void read_communicator() { (void)comm::CommunicatorOptions::from_environment(); 
 void read_bootstrap() { (void)bootstrap::BootstrapOptions::from_environment(); }
 void make_bootstrap() {
   (void)bootstrap::make_bootstrap({}, bootstrap::BootstrapOptions::from_environment(),
-                                  bootstrap::launch_identity_from_environment());
+                                  launch_identity_from_environment());
 }
 void read_host() { (void)comm::host_identity(); }
-void read_launch() { (void)bootstrap::launch_identity_from_environment(); }
+void read_launch() { (void)launch_identity_from_environment(); }
 void read_local_rank() { (void)local_rank_from_environment(); }
 void read_shim() { (void)mpi_shim::ShimOptions::from_environment(); }
 
@@ -106,10 +106,11 @@ std::vector<BadInput> job_variables() {
       variable(kBootstrap, "OMPI_COMM_WORLD_RANK", "2", "expected the same rank as RAILYARD_RANK=1",
                read_launch,
                {{"RAILYARD_RANK", "1"}, {"RAILYARD_SIZE", "4"}, {"OMPI_COMM_WORLD_SIZE", "4"}}),
-      variable(kBootstrap, "RAILYARD_LOCAL_RANK", "2", "expected a local rank below",
+      variable(kBootstrap, "RAILYARD_LOCAL_RANK", "2", "expected a value below RAILYARD_LOCAL_SIZE=2",
                read_local_rank, {{"RAILYARD_LOCAL_SIZE", "2"}}),
       variable(kBootstrap, "SLURM_TASKS_PER_NODE", "2(x", "expected Slurm's tasks-per-node list",
-               read_local_rank, {{"SLURM_LOCALID", "0"}, {"SLURM_NODEID", "0"}}),
+               read_local_rank,
+               {{"SLURM_STEP_ID", "0"}, {"SLURM_LOCALID", "0"}, {"SLURM_NODEID", "0"}}),
       variable(kShim, "RAILYARD_MPI_COLLECTIVES", "allreduce,scan",
                "expected all, none, or a comma list of allreduce", read_shim),
       variable(kShim, "RAILYARD_MPI_COLLECTIVES", "", "expected all, none, or a comma list",

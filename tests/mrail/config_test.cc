@@ -340,7 +340,7 @@ TEST(EndpointOptions, LocalRankVariablesAreChecked) {
       (void)local_rank_from_environment();
       FAIL() << "rank 3 of 2 accepted";
     } catch (const ConfigError& e) {
-      EXPECT_NE(std::string(e.what()).find("expected a local rank below RAILYARD_LOCAL_SIZE=2"),
+      EXPECT_NE(std::string(e.what()).find("expected a value below RAILYARD_LOCAL_SIZE=2"),
                 std::string::npos)
           << e.what();
     }
@@ -363,6 +363,8 @@ TEST(EndpointOptions, SlurmTasksPerNodeGivesTheLocalSize) {
     EXPECT_THROW((void)slurm_tasks_on_node(bad, 0), ConfigError) << bad;
   }
   EXPECT_THROW((void)slurm_tasks_on_node("2(x3),1", 4), ConfigError);
+  // Slurm's variables count inside an srun step only (launch_identity.h).
+  testing::ScopedEnv step("SLURM_STEP_ID", "0");
   testing::ScopedEnv rank("SLURM_LOCALID", "5");
   testing::ScopedEnv no_size("SLURM_NTASKS_PER_NODE", nullptr);
   testing::ScopedEnv tasks("SLURM_TASKS_PER_NODE", "4,8(x2)");

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <limits>
 
-#include "railyard/common/detail/env.h"
 #include "railyard/topology/hwloc_topology.h"
 
 namespace railyard::comm::detail {
@@ -113,16 +112,10 @@ class LayoutReader {
 }  // namespace
 
 HostMachine read_host_machine() {
+  const auto topology = topology::HwlocTopology::from_environment();
   HostMachine machine;
-  if (const auto path = env::get("RAILYARD_TOPOLOGY")) {
-    const auto topology = topology::HwlocTopology::load_xml(*path, "RAILYARD_TOPOLOGY");
-    machine.layout = topology::describe_machine(topology);
-    machine.this_machine = topology.is_this_machine();
-  } else {
-    const auto topology = topology::HwlocTopology::load_this_machine();
-    machine.layout = topology::describe_machine(topology);
-    machine.this_machine = topology.is_this_machine();
-  }
+  machine.layout = topology::describe_machine(topology);
+  machine.this_machine = topology.is_this_machine();
   return machine;
 }
 

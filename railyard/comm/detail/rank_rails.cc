@@ -4,23 +4,16 @@
 
 #include <optional>
 
-#include "railyard/common/detail/env.h"
 #include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
+#include "railyard/mrail/rail_addresses.h"
 #include "railyard/topology/machine_layout.h"
 #include "railyard/topology/rail_mapping.h"
 
 namespace railyard::comm::detail {
-namespace {
-
-bool rails_named_in_environment() {
-  return env::get("FI_OFI_MRAIL_ADDR") || env::get("FI_OFI_MRAIL_ADDR_STRC");
-}
-
-}  // namespace
 
 bool reads_host_machine_for_card(std::optional<unsigned> launcher_local_rank) {
-  if (rails_named_in_environment()) {
+  if (mrail::rails_named_in_environment()) {
     return false;  // no rank needs the topology
   }
   return !launcher_local_rank || *launcher_local_rank == 0;
@@ -39,12 +32,12 @@ HostMachine host_machine_for(const std::vector<RankCard>& cards, const HostPeers
 }
 
 mrail::RailChoice rails_for_rank(const std::vector<RankCard>& cards, const HostPeers& host) {
-  if (rails_named_in_environment()) {
+  if (mrail::rails_named_in_environment()) {
     return mrail::rails_from_environment();
   }
   try {
     auto options = topology::MappingOptions::from_environment();
-    if (!env::get("RAILYARD_RAILS")) {
+    if (!options.rails_given) {
       // A rank must reach every other rank, and a rail reaches only the
       // ranks with a rail on its network: with two ranks per host, each
       // with its half of the NICs, rank 0 of one host and rank 1 of the

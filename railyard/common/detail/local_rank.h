@@ -14,13 +14,8 @@ struct LocalRank {
   std::string source = "default";
 };
 
-// Looks, in order, at RAILYARD_LOCAL_RANK/RAILYARD_LOCAL_SIZE, Open MPI's
-// OMPI_COMM_WORLD_LOCAL_RANK/_SIZE, MPICH/Hydra's MPI_LOCALRANKID/
-// MPI_LOCALNRANKS, and Slurm's SLURM_LOCALID with SLURM_NTASKS_PER_NODE, or
-// else SLURM_TASKS_PER_NODE's entry for SLURM_NODEID (size rank + 1 if no
-// size is set). The first rank variable that is set wins; its size
-// variable is optional. Throws ConfigError for a value that is not a number or
-// a rank that is not below its size.
+// The local rank and size of the launch identity (launch_identity.h: its
+// rules and errors apply); rank 0 of 1 when no launcher gives one.
 [[nodiscard]] LocalRank local_rank_from_environment();
 
 // The task count of node `node` in Slurm's SLURM_TASKS_PER_NODE ("2(x3),1":

@@ -1,14 +1,14 @@
 // Who this process is in its job (rank, size, and its place among the ranks
 // of its host), as the launcher that started it says through the
-// environment. The PMIx bootstrap completes what the environment leaves out
-// (under Open MPI's mpirun, PMIX_RANK is set but the job size and local
-// ranks are PMIx keys).
+// environment: the one reader of every launcher's variables. The PMIx
+// bootstrap completes what the environment leaves out (under Open MPI's
+// mpirun, PMIX_RANK is set but the job size and local ranks are PMIx keys).
 #pragma once
 
 #include <optional>
 #include <string>
 
-namespace railyard::bootstrap {
+namespace railyard {
 
 struct LaunchIdentity {
   std::optional<unsigned> rank;
@@ -18,8 +18,10 @@ struct LaunchIdentity {
   // The launcher the values came from: "railyard", "Open MPI",
   // "MPICH/Hydra", "Slurm" or "PMIx"; empty when no launcher set any.
   std::string launcher;
-  // The variable the rank came from ("OMPI_COMM_WORLD_RANK"), for messages.
+  // The variables the rank and the local rank came from
+  // ("OMPI_COMM_WORLD_RANK"), for messages.
   std::string rank_variable;
+  std::string local_rank_variable;
 
   [[nodiscard]] bool has_rank_and_size() const noexcept { return rank && size; }
 };
@@ -42,4 +44,4 @@ struct LaunchIdentity {
 // launchers that disagree.
 [[nodiscard]] LaunchIdentity launch_identity_from_environment();
 
-}  // namespace railyard::bootstrap
+}  // namespace railyard

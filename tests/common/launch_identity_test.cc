@@ -1,4 +1,4 @@
-#include "railyard/bootstrap/launch_identity.h"
+#include "railyard/common/launch_identity.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include "railyard/common/error.h"
 #include "scoped_env.h"
 
-namespace railyard::comm {
+namespace railyard {
 namespace {
 
 using testing::ScopedEnv;
@@ -53,7 +53,7 @@ class LaunchIdentityTest : public ::testing::Test {
   // The ConfigError the identity throws, or a failure when it throws none.
   static ConfigError error() {
     try {
-      (void)bootstrap::launch_identity_from_environment();
+      (void)launch_identity_from_environment();
     } catch (const ConfigError& thrown) {
       return thrown;
     }
@@ -66,7 +66,7 @@ class LaunchIdentityTest : public ::testing::Test {
 };
 
 TEST_F(LaunchIdentityTest, NothingSetMeansNoLauncher) {
-  const bootstrap::LaunchIdentity identity = bootstrap::launch_identity_from_environment();
+  const LaunchIdentity identity = launch_identity_from_environment();
   EXPECT_FALSE(identity.rank);
   EXPECT_FALSE(identity.size);
   EXPECT_TRUE(identity.launcher.empty());
@@ -77,7 +77,7 @@ TEST_F(LaunchIdentityTest, ReadsRailyardsOwnVariables) {
   set("RAILYARD_SIZE", "8");
   set("RAILYARD_LOCAL_RANK", "1");
   set("RAILYARD_LOCAL_SIZE", "2");
-  const bootstrap::LaunchIdentity identity = bootstrap::launch_identity_from_environment();
+  const LaunchIdentity identity = launch_identity_from_environment();
   EXPECT_EQ(identity.rank, 3U);
   EXPECT_EQ(identity.size, 8U);
   EXPECT_EQ(identity.local_rank, 1U);
@@ -91,7 +91,7 @@ TEST_F(LaunchIdentityTest, ReadsOpenMpiAndTakesTheMatchingPmixRank) {
   set("OMPI_COMM_WORLD_LOCAL_RANK", "0");
   set("OMPI_COMM_WORLD_LOCAL_SIZE", "2");
   set("PMIX_RANK", "2");
-  const bootstrap::LaunchIdentity identity = bootstrap::launch_identity_from_environment();
+  const LaunchIdentity identity = launch_identity_from_environment();
   EXPECT_EQ(identity.launcher, "Open MPI");
   EXPECT_EQ(identity.rank, 2U);
   EXPECT_EQ(identity.size, 4U);
@@ -103,7 +103,7 @@ TEST_F(LaunchIdentityTest, ReadsMpichHydra) {
   set("PMI_SIZE", "6");
   set("MPI_LOCALRANKID", "1");
   set("MPI_LOCALNRANKS", "3");
-  const bootstrap::LaunchIdentity identity = bootstrap::launch_identity_from_environment();
+  const LaunchIdentity identity = launch_identity_from_environment();
   EXPECT_EQ(identity.launcher, "MPICH/Hydra");
   EXPECT_EQ(identity.rank, 5U);
   EXPECT_EQ(identity.local_rank, 1U);
@@ -117,7 +117,7 @@ TEST_F(LaunchIdentityTest, ReadsSlurmInsideAStepWithTheNodesTaskCount) {
   set("SLURM_LOCALID", "1");
   set("SLURM_TASKS_PER_NODE", "3(x2),1");
   set("SLURM_NODEID", "1");
-  const bootstrap::LaunchIdentity identity = bootstrap::launch_identity_from_environment();
+  const LaunchIdentity identity = launch_identity_from_environment();
   EXPECT_EQ(identity.launcher, "Slurm");
   EXPECT_EQ(identity.rank, 4U);
   EXPECT_EQ(identity.size, 7U);
@@ -129,7 +129,7 @@ TEST_F(LaunchIdentityTest, IgnoresABatchScriptsSlurmValuesOutsideAStep) {
   // sbatch's own environment: rank 0 of the whole allocation.
   set("SLURM_PROCID", "0");
   set("SLURM_NTASKS", "4");
-  EXPECT_FALSE(bootstrap::launch_identity_from_environment().rank);
+  EXPECT_FALSE(launch_identity_from_environment().rank);
 }
 
 TEST_F(LaunchIdentityTest, IgnoresSlurmUnderAnMpiLauncherStartedInsideIt) {
@@ -140,14 +140,14 @@ TEST_F(LaunchIdentityTest, IgnoresSlurmUnderAnMpiLauncherStartedInsideIt) {
   set("SLURM_NTASKS", "2");
   set("OMPI_COMM_WORLD_RANK", "5");
   set("OMPI_COMM_WORLD_SIZE", "8");
-  const bootstrap::LaunchIdentity identity = bootstrap::launch_identity_from_environment();
+  const LaunchIdentity identity = launch_identity_from_environment();
   EXPECT_EQ(identity.launcher, "Open MPI");
   EXPECT_EQ(identity.rank, 5U);
 }
 
 TEST_F(LaunchIdentityTest, PmixAloneGivesTheRankOnly) {
   set("PMIX_RANK", "3");
-  const bootstrap::LaunchIdentity identity = bootstrap::launch_identity_from_environment();
+  const LaunchIdentity identity = launch_identity_from_environment();
   EXPECT_EQ(identity.launcher, "PMIx");
   EXPECT_EQ(identity.rank, 3U);
   EXPECT_FALSE(identity.size);
@@ -209,7 +209,7 @@ TEST_F(LaunchIdentityTest, ALaterLauncherFillsWhatTheFirstLeavesOut) {
   set("RAILYARD_LOCAL_SIZE", "2");
   set("PMI_RANK", "3");
   set("PMI_SIZE", "4");
-  const bootstrap::LaunchIdentity identity = bootstrap::launch_identity_from_environment();
+  const LaunchIdentity identity = launch_identity_from_environment();
   EXPECT_EQ(identity.launcher, "railyard");
   EXPECT_EQ(identity.rank, 3U);
   EXPECT_EQ(identity.rank_variable, "PMI_RANK");
@@ -217,4 +217,4 @@ TEST_F(LaunchIdentityTest, ALaterLauncherFillsWhatTheFirstLeavesOut) {
 }
 
 }  // namespace
-}  // namespace railyard::comm
+}  // namespace railyard

@@ -1,4 +1,4 @@
-#include "railyard/bootstrap/launch_identity.h"
+#include "railyard/common/launch_identity.h"
 
 #include <array>
 #include <limits>
@@ -13,7 +13,7 @@
 #include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
 
-namespace railyard::bootstrap {
+namespace railyard {
 namespace {
 
 constexpr std::uint64_t kMaxRank = std::numeric_limits<int>::max();
@@ -180,6 +180,7 @@ LaunchIdentity launch_identity_from_environment() {
   }
   identity.launcher = chosen->launcher;
   identity.rank_variable = chosen->rank.variable;
+  identity.local_rank_variable = chosen->local_rank.variable;
   identity.rank = chosen->rank.value;
   identity.size = chosen->size.value;
   identity.local_rank = chosen->local_rank.value;
@@ -192,6 +193,9 @@ LaunchIdentity launch_identity_from_environment() {
     }
     if (!identity.rank && reading.rank.value) {
       identity.rank_variable = reading.rank.variable;
+    }
+    if (!identity.local_rank && reading.local_rank.value) {
+      identity.local_rank_variable = reading.local_rank.variable;
     }
     fill(identity.rank, reading.rank);
     fill(identity.size, reading.size);
@@ -209,4 +213,4 @@ LaunchIdentity launch_identity_from_environment() {
   return identity;
 }
 
-}  // namespace railyard::bootstrap
+}  // namespace railyard
