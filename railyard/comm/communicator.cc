@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "railyard/common/launch_identity.h"
 #include "railyard/bootstrap/make_bootstrap.h"
 #include "railyard/comm/detail/operation.h"
 #include "railyard/comm/detail/rank_card.h"
@@ -15,6 +14,7 @@
 #include "railyard/comm/host_identity.h"
 #include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
+#include "railyard/common/launch_identity.h"
 #include "railyard/topology/process_binding.h"
 
 namespace railyard::comm {

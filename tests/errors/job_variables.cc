@@ -5,11 +5,11 @@
 
 #include "bad_input.h"
 #include "railyard/bootstrap/bootstrap_options.h"
-#include "railyard/common/launch_identity.h"
 #include "railyard/bootstrap/make_bootstrap.h"
 #include "railyard/comm/communicator_options.h"
 #include "railyard/comm/host_identity.h"
 #include "railyard/common/detail/local_rank.h"
+#include "railyard/common/launch_identity.h"
 #include "railyard/mpi_shim/detail/shim_options.h"
 
 namespace railyard::testing {
@@ -106,8 +106,9 @@ std::vector<BadInput> job_variables() {
       variable(kBootstrap, "OMPI_COMM_WORLD_RANK", "2", "expected the same rank as RAILYARD_RANK=1",
                read_launch,
                {{"RAILYARD_RANK", "1"}, {"RAILYARD_SIZE", "4"}, {"OMPI_COMM_WORLD_SIZE", "4"}}),
-      variable(kBootstrap, "RAILYARD_LOCAL_RANK", "2", "expected a value below RAILYARD_LOCAL_SIZE=2",
-               read_local_rank, {{"RAILYARD_LOCAL_SIZE", "2"}}),
+      variable(kBootstrap, "RAILYARD_LOCAL_RANK", "2",
+               "expected a value below RAILYARD_LOCAL_SIZE=2", read_local_rank,
+               {{"RAILYARD_LOCAL_SIZE", "2"}}),
       variable(kBootstrap, "SLURM_TASKS_PER_NODE", "2(x", "expected Slurm's tasks-per-node list",
                read_local_rank,
                {{"SLURM_STEP_ID", "0"}, {"SLURM_LOCALID", "0"}, {"SLURM_NODEID", "0"}}),
