@@ -4,9 +4,12 @@
 Each folder of railyard/ is a layer; CMakeLists.txt lists them in
 RAILYARD_LAYERS, lowest first. A file of a layer may include the headers of
 its own layer and of the layers listed before it, never of a layer after
-it, and every "railyard/..." include must name a file of the tree. No
-source file of the library is longer than MAX_LINES lines: a file that
-grows past it holds more than one responsibility.
+it, and every "railyard/..." include must name a file of the tree. The
+layers on top (TOP_LAYERS) and the examples use the other layers only
+through their installed headers (each layer's railyard_install_headers
+list) and the library's shared plumbing in common/detail/ (the logger, the
+variable parsers). No source file of the library is longer than MAX_LINES
+lines: a file that grows past it holds more than one responsibility.
 
 usage: check-layers.py [source root]
 Prints each offending include and exits 1, or prints a summary and exits 0.
@@ -18,6 +21,9 @@ import sys
 
 MAX_LINES = 600
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(railyard/[^"]+)"')
+INSTALL = re.compile(r"railyard_install_headers\(\s*(\w+)([^)]*)\)")
+TOP_LAYERS = ("c_api", "mpi_shim")
+PLUMBING = "railyard/common/detail/"
 
 
 def layer_order(root):
@@ -28,11 +34,24 @@ def layer_order(root):
     return found.group(1).split()
 
 
+def installed_headers(root, layers):
+    """Every header a layer's CMakeLists.txt installs, as "railyard/<layer>/<file>"."""
+    installed = set()
+    for layer in layers:
+        path = os.path.join(root, "railyard", layer, "CMakeLists.txt")
+        if not os.path.isfile(path):
+            continue
+        for match in INSTALL.finditer(open(path, encoding="utf-8").read()):
+            installed.update(f"railyard/{match.group(1)}/{name}" for name in match.group(2).split())
+    return installed
+
+
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                            os.path.join(os.path.dirname(__file__), ".."))
     layers = layer_order(root)
     rank = {layer: index for index, layer in enumerate(layers)}
+    installed = installed_headers(root, layers)
     library = os.path.join(root, "railyard")
     on_disk = set(os.listdir(library)) - {"CMakeLists.txt"}
     problems = []
@@ -68,11 +87,19 @@ def main():
                                 f"{relative}:{number}: the {own} layer includes {target} "
                                 f"from the {other} layer above it (RAILYARD_LAYERS: "
                                 f"{' '.join(layers)})")
+                        on_top = own in TOP_LAYERS or parts[0] == "examples"
+                        if (on_top and other != own and target not in installed
+                                and not target.startswith(PLUMBING)):
+                            problems.append(
+                                f"{relative}:{number}: includes {target}, which is internal "
+                                f"to the {other} layer: {own or parts[0]} uses the installed "
+                                "headers only")
     if problems:
         print("\n".join(problems))
         return 1
     print(f"layers: {checked} includes checked, every one resolves and points down "
-          f"({' < '.join(layers)}); no library file over {MAX_LINES} lines")
+          f"({' < '.join(layers)}); {', '.join(TOP_LAYERS)} and the examples use installed "
+          f"headers only; no library file over {MAX_LINES} lines")
     return 0
 
 

@@ -11,14 +11,10 @@ namespace rc = railyard::comm;
 using railyard::c_api::fail;
 using railyard::c_api::guarded;
 
-namespace {
-
 // The handle C holds: owned by the caller until railyard_comm_destroy.
-railyard_comm_t hand_out(rc::Communicator communicator) {
+railyard_comm_t railyard::c_api::to_handle(rc::Communicator communicator) {
   return std::make_unique<railyard_comm>(railyard_comm{std::move(communicator)}).release();
 }
-
-}  // namespace
 
 extern "C" {
 
@@ -27,7 +23,8 @@ railyard_result_t railyard_comm_init(railyard_comm_t* comm) {
     return fail(RAILYARD_INVALID_ARGUMENT, "railyard_comm_init", "comm is NULL");
   }
   *comm = nullptr;
-  return guarded("railyard_comm_init", [&] { *comm = hand_out(rc::Communicator::world()); });
+  return guarded("railyard_comm_init",
+                 [&] { *comm = railyard::c_api::to_handle(rc::Communicator::world()); });
 }
 
 railyard_result_t railyard_get_unique_id(railyard_unique_id_t* id) {
@@ -60,7 +57,7 @@ railyard_result_t railyard_comm_init_rank(railyard_comm_t* comm, int nranks,
     if (rank == 0) {
       listener.emplace(railyard::c_api::take_listener(parsed));
     }
-    *comm = hand_out(rc::Communicator::world(
+    *comm = railyard::c_api::to_handle(rc::Communicator::world(
         rc::CommunicatorOptions::from_environment(),
         [&](std::span<const std::byte> card) -> std::unique_ptr<railyard::bootstrap::Bootstrap> {
           if (listener) {
@@ -78,7 +75,8 @@ railyard_result_t railyard_comm_dup(railyard_comm_t comm, railyard_comm_t* out) 
     return fail(RAILYARD_INVALID_ARGUMENT, "railyard_comm_dup", "comm or out is NULL");
   }
   *out = nullptr;
-  return guarded("railyard_comm_dup", [&] { *out = hand_out(comm->communicator.dup()); });
+  return guarded("railyard_comm_dup",
+                 [&] { *out = railyard::c_api::to_handle(comm->communicator.dup()); });
 }
 
 railyard_result_t railyard_comm_split(railyard_comm_t comm, int color, int key,
@@ -90,7 +88,7 @@ railyard_result_t railyard_comm_split(railyard_comm_t comm, int color, int key,
   return guarded("railyard_comm_split", [&] {
     std::optional<rc::Communicator> made = comm->communicator.split(color, key);
     if (made) {
-      *out = hand_out(std::move(*made));
+      *out = railyard::c_api::to_handle(std::move(*made));
     }
   });
 }

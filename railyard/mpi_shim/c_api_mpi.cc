@@ -7,7 +7,7 @@
 
 #include "railyard/bootstrap/bootstrap_options.h"
 #include "railyard/bootstrap/mpi_bootstrap.h"
-#include "railyard/c_api/detail/handles.h"
+#include "railyard/c_api/interop.h"
 #include "railyard/comm/communicator_options.h"
 #include "railyard/common/error.h"
 #include "railyard/mpi_shim/detail/world_collectives.h"
@@ -45,6 +45,6 @@ extern "C" railyard_result_t railyard_comm_init_mpi(MPI_Comm comm, railyard_comm
       collectives->fail_rounds();
       throw;
     }
-    *out = std::make_unique<railyard_comm>(railyard_comm{std::move(*world)}).release();
+    *out = railyard::c_api::to_handle(std::move(*world));
   });
 }
