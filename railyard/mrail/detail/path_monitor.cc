@@ -119,7 +119,7 @@ void PathMonitor::path_up(Peer& peer, std::size_t index) {
       up.push_back(p);
     }
   }
-  set_live_paths(peer, std::move(up));
+  set_live_paths(core_, peer, std::move(up));
   log::warn(
       "multi-rail endpoint {:016x}: path {} to peer {} (our rail {} {} -> its rail {}) is "
       "back in service (down since: {}); {} path(s) up",
@@ -236,7 +236,7 @@ void PathMonitor::path_down(Peer& peer, std::size_t index, std::string_view reas
   ++path.health.downs;
   path.down_reason = reason;
   path.next_retry = std::chrono::steady_clock::now() + core_.options.rail_retry;
-  set_live_paths(peer, std::move(up));
+  set_live_paths(core_, peer, std::move(up));
   const std::uint64_t resent_messages = path.unacked.size();
   const std::uint64_t resent_bytes = path.unacked.bytes();
   RailState& state = core_.rails[path.local_rail];
@@ -307,15 +307,15 @@ void PathMonitor::path_down(Peer& peer, std::size_t index, std::string_view reas
   }
 }
 
-void PathMonitor::set_live_paths(Peer& peer, std::vector<std::size_t> up) {
+void PathMonitor::set_live_paths(Core& core, Peer& peer, std::vector<std::size_t> up) {
   std::optional<StripePlan> degraded;
   if (up.size() != peer.paths.size()) {
     std::vector<double> weights;
     weights.reserve(up.size());
     for (const std::size_t p : up) {
-      weights.push_back(core_.rails.weight_of(peer.paths[p].local_rail));
+      weights.push_back(core.rails.weight_of(peer.paths[p].local_rail));
     }
-    const std::uint64_t min_chunk = core_.options.min_chunk;
+    const std::uint64_t min_chunk = core.options.min_chunk;
     degraded.emplace(std::move(weights), min_chunk, std::min<std::uint64_t>(128, min_chunk));
   }
   peer.set_live(std::move(up), std::move(degraded));

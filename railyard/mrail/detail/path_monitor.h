@@ -61,7 +61,8 @@ class PathMonitor {
   void send_probe(Peer& peer, std::size_t index);
   // A path down answered a probe: back in service, in a new epoch.
   void path_up(Peer& peer, std::size_t index);
-  void set_live_paths(Peer& peer, std::vector<std::size_t> up);
+  // The paths every policy now sends over, and the striping plan over them.
+  static void set_live_paths(Core& core, Peer& peer, std::vector<std::size_t> up);
 
   Core& core_;
   std::chrono::steady_clock::time_point next_check_{};

@@ -212,13 +212,13 @@ bool TransferLanes::post_chunk(Path& path, Request& request, std::size_t lane_in
     // Every chunk is posted: no turn of the request may outlive it in a
     // queue (a lane whose last chunks another path took over still has one
     // on its path, which may be full of other reads for a while).
-    drop_turns(request);
+    drop_turns(core_, request);
   }
   return true;
 }
 
-void TransferLanes::drop_turns(const Request& request) noexcept {
-  Peer* peer = core_.peers.find(request.large_->peer);
+void TransferLanes::drop_turns(Core& core, const Request& request) noexcept {
+  Peer* peer = core.peers.find(request.large_->peer);
   if (peer == nullptr) {
     return;
   }
@@ -233,7 +233,7 @@ void TransferLanes::drop_unposted(Request& request) noexcept {
     request.pending_ -= static_cast<std::uint32_t>(lane.chunks_left());
     lane.next = lane.end;
   }
-  drop_turns(request);
+  drop_turns(core_, request);
 }
 
 void TransferLanes::end(Request& request, const Status& status) {

@@ -74,7 +74,7 @@ class TransferLanes {
   // Takes the chunks never posted out of the request's count and ends
   // every lane; takes the request's turns off its paths' queues.
   void drop_unposted(Request& request) noexcept;
-  void drop_turns(const Request& request) noexcept;
+  static void drop_turns(Core& core, const Request& request) noexcept;
   // Fails the request's transfer, finishing it when nothing of it is in
   // flight any more.
   void end(Request& request, const Status& status);
