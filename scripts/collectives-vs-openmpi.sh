@@ -6,7 +6,7 @@
 # of busbw against size, and a summary of the ratios on stdout.
 #
 #   collectives-vs-openmpi.sh [--layout 2x1|2x2|1x4] [--operation allreduce]
-#       [--min 64k] [--max 64M] [--rounds 3] [--iters 20] [--rails 4]
+#       [--min 64k] [--max 64M] [--factor 2] [--rounds 3] [--iters 20] [--rails 4]
 #       [--rate 1gbit] [--out DIR] [--build DIR] [--shim]
 #       [--setting NAME=VARIABLE=VALUE]... [--build-beside NAME=DIR]...
 #
@@ -39,7 +39,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 
-layout=2x1 operation=allreduce min=64k max=64M rounds=3 iters=20 rails=4 rate=1gbit
+layout=2x1 operation=allreduce min=64k max=64M factor=2 rounds=3 iters=20 rails=4 rate=1gbit
 out=$root/build/collectives-vs-openmpi build=$root/build/release inside=0 shim=0
 settings=() besides=() forwarded=()
 
@@ -56,6 +56,7 @@ while (($#)); do
     --operation) operation=${2:-}; shift 2 ;;
     --min) min=${2:-}; shift 2 ;;
     --max) max=${2:-}; shift 2 ;;
+    --factor) factor=${2:-}; shift 2 ;;
     --rounds) rounds=${2:-}; shift 2 ;;
     --iters) iters=${2:-}; shift 2 ;;
     --rails) rails=${2:-}; shift 2 ;;
@@ -75,6 +76,7 @@ case "$layout" in
   *) fail_usage "--layout '$layout' is invalid: expected 2x1, 2x2 or 1x4" ;;
 esac
 [[ "$rounds" =~ ^[1-9][0-9]?$ ]] || fail_usage "--rounds '$rounds' is invalid: expected 1 to 99"
+[[ "$factor" =~ ^([2-9]|1[0-6])$ ]] || fail_usage "--factor '$factor' is invalid: expected 2 to 16"
 [[ "$iters" =~ ^[1-9][0-9]{0,5}$ ]] || fail_usage "--iters '$iters' is invalid: expected 1 to 999999"
 # NAME=VARIABLE=VALUE each; the names in order of first appearance.
 setting_names=()
@@ -121,7 +123,7 @@ bytes_of() {
 [[ "${max,,}" =~ ^[0-9]+[kmg]?$ ]] || fail_usage "--max '$max' is invalid: expected a byte count with an optional k, m or g"
 hosts=${layout%x*} per_host=${layout#*x}
 ranks=$((hosts * per_host))
-sweep=("$operation" -b "$min" -e "$max" -f 2 -n "$iters" -w 5 -c 1)
+sweep=("$operation" -b "$min" -e "$max" -f "$factor" -n "$iters" -w 5 -c 1)
 
 if ((hosts == 2 && inside == 0)); then
   if ((EUID != 0)); then
@@ -131,7 +133,7 @@ if ((hosts == 2 && inside == 0)); then
   mkdir -p "$out"
   # Bounded: netns-rails.sh stops everything and removes the namespaces.
   exec "$here/netns-rails.sh" --rails "$rails" --rate "$rate" --timeout 3000 -- \
-    "$0" --inside --layout "$layout" --operation "$operation" --min "$min" --max "$max" \
+    "$0" --inside --layout "$layout" --operation "$operation" --min "$min" --max "$max" --factor "$factor" \
     --rounds "$rounds" --iters "$iters" --rails "$rails" --rate "$rate" --out "$out" --build "$build" \
     "${forwarded[@]}"
 fi
@@ -279,9 +281,23 @@ for ((round = 1; round <= rounds; round++)); do
 done
 
 csv=$out/$operation-$layout.csv
-python3 "$here/combine-bench-rounds.py" --reference-mbps "${reference_mbps:-0}" -o "$csv" \
-  "$out"/rounds/*.csv
-"$here/plot-busbw.py" -o "$out/$operation-$layout.png" \
+python3 "$here/combine-bench-rounds.py" -o "$csv" "$out"/rounds/*.csv
+line_rate=()
+if [ -n "$reference_mbps" ]; then
+  line_rate=(--line-rate-mbps "$reference_mbps")
+fi
+status=0
+for placement in out-of-place in-place; do
+  python3 "$here/bench-table.py" --placement "$placement" "${line_rate[@]}" "$out"/rounds/*.csv ||
+    status=1
+done
+plot_line=()
+if [ -n "$reference_mbps" ]; then
+  plot_line=(--line-rate "$(awk -v r="$reference_mbps" 'BEGIN { printf "%.4f", r / 1000 }')"
+    --line-rate-title "rails' line rate ($rails x $rate, parallel TCP)")
+fi
+"$here/plot-busbw.py" -o "$out/$operation-$layout.png" "${plot_line[@]}" \
   --title "$operation, $hosts host(s) x $per_host rank(s)${reference_mbps:+, $rails rails at $rate}" "$csv"
 echo "# How each subject was launched:"
 sed 's/^/#   /' "$launches"
+exit "$status"

@@ -5,6 +5,9 @@ several), with gnuplot.
 
   scripts/plot-busbw.py -o busbw.png railyard.csv openmpi.csv
   scripts/plot-busbw.py -o busbw.png --placement in-place --title "4 ranks" *.csv
+  scripts/plot-busbw.py -o busbw.png --line-rate 0.478 railyard.csv openmpi.csv
+
+--line-rate draws the rails' line rate (GB/s) as a dashed line.
 """
 import argparse
 import csv
@@ -68,6 +71,10 @@ def main():
     parser.add_argument("-o", "--output", required=True, help="the PNG to write")
     parser.add_argument("--placement", default="out-of-place", choices=("out-of-place", "in-place"))
     parser.add_argument("--title", default="", help="the plot's title")
+    parser.add_argument("--line-rate", type=float, default=0.0,
+                        help="the rails' line rate in GB/s, drawn as a dashed line (0: none)")
+    parser.add_argument("--line-rate-title", default="rails' line rate",
+                        help="the line rate's name in the key")
     args = parser.parse_args()
     if shutil.which("gnuplot") is None:
         fail("gnuplot is not installed (Debian package gnuplot-nox; scripts/install-deps.sh installs it)")
@@ -82,9 +89,13 @@ def main():
                 handle.writelines(f"{size} {busbw}\n" for size, busbw in points)
             title = name.replace('"', "'")
             plots.append(f'"{data}" using 1:2 with linespoints title "{title}"')
+        if args.line_rate > 0:
+            name = args.line_rate_title.replace('"', "'")
+            plots.append(f'{args.line_rate} with lines dashtype 2 linecolor rgb "black" '
+                         f'title "{name}"')
         title = (args.title or f"bus bandwidth, {args.placement}").replace('"', "'")
         script = "\n".join([
-            "set terminal png size 1000,600",
+            "set terminal pngcairo size 1000,600",
             f'set output "{args.output}"',
             f'set title "{title}"',
             "set logscale x 2",

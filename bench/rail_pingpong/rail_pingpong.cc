@@ -59,7 +59,7 @@ class Side {
   Side(const Settings& settings, const railyard::tools::Pipe& pipe, bool first)
       : settings_(settings) {
     for (const auto& address : settings.rails) {
-      railyard::rail::RailOptions options = railyard::rail::RailOptions::from_environment();
+      RailOptions options = RailOptions::from_environment();
       if (!settings.provider.empty()) {
         options.provider = settings.provider;
       }

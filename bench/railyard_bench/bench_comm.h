@@ -26,9 +26,9 @@ struct Call {
   bool in_place;
 };
 
-// What a rank moved over one of its rails: payload it sent, and payload it
-// received (a large message's data is read by its receiver, and counts
-// there).
+// What crossed one of a rank's rails: payload that left this rank, and
+// payload that arrived (a rendezvous read counts once on each side: sent
+// where its data left, received where it arrived).
 struct RailBytes {
   std::string rail;
   std::uint64_t sent;
@@ -66,8 +66,8 @@ class BenchComm {
   [[nodiscard]] virtual std::uint64_t sum(std::uint64_t value) = 0;
 };
 
-// Every rank's `line` on rank 0, in rank order (lines are cut at 240
-// characters); empty on the others. Collective.
+// Every rank's `line` (of any length) on rank 0, in rank order; empty on
+// the others. Collective.
 [[nodiscard]] std::vector<std::string> gather_lines(BenchComm& comm, const std::string& line);
 
 }  // namespace railyard::bench

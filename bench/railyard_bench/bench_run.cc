@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -39,19 +40,21 @@ std::string bytes_text(std::uint64_t bytes) {
   return fmt::format("{:.1f} {}", value, kUnits[unit]);
 }
 
-// What this rank moved over each rail since `before`.
-std::string rail_line(const BenchComm& comm, const std::vector<RailBytes>& before) {
+// What crossed each of this rank's rails since `before`, a line per rail
+// in the footer's columns.
+std::string rail_rows(const BenchComm& comm, const std::vector<RailBytes>& before) {
   const std::vector<RailBytes> after = comm.rail_bytes();
-  std::vector<std::string> parts;
+  if (after.empty()) {
+    return fmt::format("{:>6}  (not counted by this library)", comm.rank());
+  }
+  std::vector<std::string> rows;
   for (std::size_t i = 0; i < after.size(); ++i) {
     const RailBytes earlier = i < before.size() ? before[i] : RailBytes{};
-    parts.push_back(fmt::format("{} sent {}, received {}", after[i].rail,
-                                bytes_text(after[i].sent - earlier.sent),
-                                bytes_text(after[i].received - earlier.received)));
+    rows.push_back(fmt::format("{:>6}  {:<40} {:>12} {:>12}", comm.rank(), after[i].rail,
+                               bytes_text(after[i].sent - earlier.sent),
+                               bytes_text(after[i].received - earlier.received)));
   }
-  return fmt::format(
-      "Rank {:3}: {}", comm.rank(),
-      parts.empty() ? "(not counted by this library)" : fmt::to_string(fmt::join(parts, ", ")));
+  return fmt::to_string(fmt::join(rows, "\n"));
 }
 
 void write_file(const std::string& path, const std::string& text) {
@@ -111,12 +114,20 @@ int run_bench(BenchComm& comm, const BenchOptions& options) {
       progress.measured(rows.size(), bytes);
     }
   }
-  const auto rail_lines = gather_lines(comm, rail_line(comm, before));
+  const auto rail_blocks = gather_lines(comm, rail_rows(comm, before));
   if (leader) {
-    fmt::print("{}# What each rank moved over its rails during the sweep (checks included)\n",
-               table_footer(rows));
-    for (const std::string& line : rail_lines) {
-      fmt::print("#  {}\n", line);
+    fmt::print(
+        "{}# Bytes over each rail during the sweep, checks included (a rendezvous read\n"
+        "# counts as sent where its data left and received where it arrived)\n"
+        "#{:>6}  {:<40} {:>12} {:>12}\n",
+        table_footer(rows), "rank", "rail", "sent", "received");
+    for (const std::string& block : rail_blocks) {
+      std::size_t start = 0;
+      while (start <= block.size()) {
+        const std::size_t end = std::min(block.find('\n', start), block.size());
+        fmt::print("#{}\n", block.substr(start, end - start));
+        start = end + 1;
+      }
     }
     std::fflush(stdout);
     if (!options.csv.empty()) {

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Prints the rounds of railyard-bench runs side by side as one table in
+nccl-tests' columns: per size, each subject's median time and busbw over the
+rounds, and the subject's speed against every other subject as the median
+over the rounds of each round's own ratio (the two measured minutes apart at
+most, in the same round, so a slow stretch of the machine that falls on both
+leaves the ratio alone).
+
+  scripts/bench-table.py [--subject railyard] [--placement out-of-place]
+      [--line-rate-mbps 478] [--markdown] rounds/*.csv
+
+A round's files are named NAME-ROUND.csv (scripts/collectives-vs-openmpi.sh
+writes them so). A ratio above 1 means the subject is faster. With
+--line-rate-mbps, a column gives each subject's algbw as a fraction of the
+rails' line rate (1.0: the rails are full).
+"""
+import argparse
+import csv
+import os
+import re
+import statistics
+import sys
+
+
+def fail(message):
+    print(f"bench-table.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def read_rounds(paths, placement):
+    """{subject: {size: {round: row}}} and the first row seen (for the header)."""
+    table = {}
+    first = None
+    for path in paths:
+        match = re.search(r"-(\d+)\.csv$", os.path.basename(path))
+        if not match:
+            fail(f"{path}: expected a file named NAME-ROUND.csv")
+        round_number = int(match.group(1))
+        try:
+            with open(path, newline="") as handle:
+                for row in csv.DictReader(handle):
+                    if row.get("placement") != placement:
+                        continue
+                    first = first or row
+                    sizes = table.setdefault(row["subject"], {})
+                    sizes.setdefault(int(row["size"]), {})[round_number] = row
+        except (OSError, KeyError, ValueError) as error:
+            fail(f"{path}: {error}: expected railyard-bench --csv output")
+    if not table:
+        fail(f"no {placement} rows in {', '.join(paths)}")
+    return table, first
+
+
+def median_row(rounds):
+    """The row of the round with the median time (the upper one of an even count)."""
+    rows = sorted(rounds.values(), key=lambda r: float(r["time_us"]))
+    return rows[len(rows) // 2]
+
+
+def round_ratio(mine, theirs):
+    """Median over the rounds both finished of their time over mine."""
+    ratios = [float(theirs[r]["time_us"]) / float(mine[r]["time_us"])
+              for r in mine.keys() & theirs.keys() if float(mine[r]["time_us"]) > 0]
+    return statistics.median_high(ratios) if ratios else None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("csv", nargs="+", help="railyard-bench --csv files, NAME-ROUND.csv")
+    parser.add_argument("--subject", default="railyard", help="the subject the ratios are of")
+    parser.add_argument("--placement", default="out-of-place", choices=("out-of-place", "in-place"))
+    parser.add_argument("--line-rate-mbps", type=float, default=0.0,
+                        help="the rails' line rate in MB/s, for a fraction-of-line-rate column")
+    parser.add_argument("--markdown", action="store_true", help="a Markdown table instead of text")
+    args = parser.parse_args()
+    table, first = read_rounds(args.csv, args.placement)
+    if args.subject not in table:
+        fail(f"--subject '{args.subject}' is not in the files: expected one of {', '.join(sorted(table))}")
+    others = sorted(s for s in table if s != args.subject)
+    subjects = [args.subject] + others
+    rounds = max(len(r) for sizes in table.values() for r in sizes.values())
+    sizes = sorted({size for s in table.values() for size in s})
+
+    per_subject = ["time (us)", "busbw (GB/s)"] + (["of line"] if args.line_rate_mbps > 0 else [])
+    lines = []
+    wrong = 0
+    for size in sizes:
+        cells = [str(size), "-"]
+        for s in subjects:
+            rounds_of = table[s].get(size)
+            if not rounds_of:
+                cells += ["-"] * len(per_subject)
+                continue
+            row = median_row(rounds_of)
+            wrong += sum(int(r["wrong"] or 0) for r in rounds_of.values())
+            cells[1] = row["count"]
+            cells += [f"{float(row['time_us']):.1f}", f"{float(row['busbw_gbps']):.3f}"]
+            if args.line_rate_mbps > 0:
+                cells.append(f"{float(row['algbw_gbps']) * 1000 / args.line_rate_mbps:.2f}")
+        mine = table[args.subject].get(size, {})
+        for o in others:
+            ratio = round_ratio(mine, table[o].get(size, {}))
+            cells.append(f"{ratio:.2f}x" if ratio is not None else "-")
+        lines.append(cells)
+
+    what = (f"{first['operation']}, {first['type']} {first['redop']}, {first['ranks']} ranks, "
+            f"{args.placement}, median of {rounds} round(s)")
+    ratio_note = (f"{args.subject} / X: median over the rounds of each round's X time over "
+                  f"{args.subject}'s (above 1: {args.subject} is faster)")
+    if args.markdown:
+        header = ["size (B)", "count"]
+        header += [f"{s} {c}" for s in subjects for c in per_subject]
+        header += [f"{args.subject} / {o}" for o in others]
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for cells in lines:
+            print("| " + " | ".join(cells) + " |")
+    else:
+        # Two header rows: the subjects over their columns, then the columns.
+        columns = ["size (B)", "count"] + per_subject * len(subjects) + [f"/ {o}" for o in others]
+        widths = [max(len(h), *(len(c[i]) for c in lines)) for i, h in enumerate(columns)]
+        group_width = sum(widths[2:2 + len(per_subject)]) + 2 * (len(per_subject) - 1)
+        groups = [" " * (widths[0] + 2 + widths[1])]
+        for s in subjects:
+            groups.append(s[:group_width].center(group_width, "-") if len(s) < group_width
+                          else s[:group_width])
+        groups.append(f"{args.subject}".ljust(sum(widths[-len(others):]) + 2 * (len(others) - 1))
+                      if others else "")
+        print(f"# {what}")
+        print("# " + "  ".join(groups).rstrip())
+        print("# " + "  ".join(h.rjust(w) for h, w in zip(columns, widths)))
+        for cells in lines:
+            print("  " + "  ".join(c.rjust(w) for c, w in zip(cells, widths)))
+        print(f"# {ratio_note}")
+        if args.line_rate_mbps > 0:
+            print(f"# of line: algbw over the rails' line rate (parallel TCP, "
+                  f"{args.line_rate_mbps:.1f} MB/s)")
+        print(f"# wrong elements in the checks: {wrong}")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
