@@ -34,7 +34,7 @@ railyard_require_pkg(pmix pmix libpmix-dev)
 railyard_require_package(fmt libfmt-dev)
 railyard_require_package(spdlog libspdlog-dev)
 
-if(RAILYARD_BUILD_EXAMPLES OR RAILYARD_BUILD_TESTS)
+if(RAILYARD_BUILD_TOOLS OR RAILYARD_BUILD_TESTS)
   railyard_require_package(CLI11 libcli11-dev)
   railyard_require_package(nlohmann_json nlohmann-json3-dev)
 endif()

@@ -22,7 +22,7 @@ void round_trip(std::span<const std::byte> in) {
     fuzz::require(!error.empty(), "a refused message without a reason");
     return;
   }
-  const bootstrap::Blob encoded = encode(message);
+  const Blob encoded = encode(message);
   Message again;
   fuzz::require(decode(encoded, again, error), "an encoded message is refused");
   fuzz::require(encode(again) == encoded, "a message changes when decoded again");
