@@ -106,7 +106,7 @@ bench_mpi=$build/bin/railyard-bench-mpi
 for program in "$bench" "$bench_mpi" "$build/bin/railyard-mrail-bench" "$build/bin/railyard-run"; do
   [ -x "$program" ] || fail_usage "$program is missing: build first (cmake --build --preset release)"
 done
-shim_library=$build/mpi_shim/librailyard_mpi.so
+shim_library=$build/lib/librailyard_mpi.so
 if ((shim)); then
   [ -f "$shim_library" ] || fail_usage "$shim_library is missing: build first"
 fi
