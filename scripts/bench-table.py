@@ -7,12 +7,16 @@ most, in the same round, so a slow stretch of the machine that falls on both
 leaves the ratio alone).
 
   scripts/bench-table.py [--subject railyard] [--placement out-of-place]
-      [--line-rate-mbps 478] [--markdown] rounds/*.csv
+      [--line-rate-mbps 478] [--markdown [--compact]] [--exclude NAME]...
+      [--sizes 8,64k,1m] rounds/*.csv
 
 A round's files are named NAME-ROUND.csv (scripts/collectives-vs-openmpi.sh
 writes them so). A ratio above 1 means the subject is faster. With
 --line-rate-mbps, a column gives each subject's algbw as a fraction of the
-rails' line rate (1.0: the rails are full).
+rails' line rate (1.0: the rails are full). --compact keeps each
+subject's time, the ratios, and the subject's busbw and fraction of the
+line rate; --exclude
+leaves a subject out; --sizes keeps those rows only.
 """
 import argparse
 import csv
@@ -51,6 +55,14 @@ def read_rounds(paths, placement):
     return table, first
 
 
+def human(size):
+    """8 B, 64 KiB, 16 MiB."""
+    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= factor and size % factor == 0:
+            return f"{size // factor} {unit}"
+    return f"{size} B"
+
+
 def median_row(rounds):
     """The row of the round with the median time (the upper one of an even count)."""
     rows = sorted(rounds.values(), key=lambda r: float(r["time_us"]))
@@ -64,6 +76,18 @@ def round_ratio(mine, theirs):
     return statistics.median_high(ratios) if ratios else None
 
 
+def size_of(text):
+    """A byte count with an optional k, m or g (binary multiples)."""
+    factors = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    text = text.strip().lower()
+    try:
+        if text and text[-1] in factors:
+            return int(text[:-1]) * factors[text[-1]]
+        return int(text)
+    except ValueError:
+        fail(f"--sizes: '{text}' is not a byte count (digits with an optional k, m or g)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("csv", nargs="+", help="railyard-bench --csv files, NAME-ROUND.csv")
@@ -72,14 +96,23 @@ def main():
     parser.add_argument("--line-rate-mbps", type=float, default=0.0,
                         help="the rails' line rate in MB/s, for a fraction-of-line-rate column")
     parser.add_argument("--markdown", action="store_true", help="a Markdown table instead of text")
+    parser.add_argument("--compact", action="store_true",
+                        help="with --markdown: times, ratios and the subject's busbw only")
+    parser.add_argument("--exclude", action="append", default=[], help="a subject to leave out")
+    parser.add_argument("--sizes", default="", help="comma list of the sizes to keep")
     args = parser.parse_args()
     table, first = read_rounds(args.csv, args.placement)
+    for name in args.exclude:
+        table.pop(name, None)
     if args.subject not in table:
         fail(f"--subject '{args.subject}' is not in the files: expected one of {', '.join(sorted(table))}")
     others = sorted(s for s in table if s != args.subject)
     subjects = [args.subject] + others
     rounds = max(len(r) for sizes in table.values() for r in sizes.values())
     sizes = sorted({size for s in table.values() for size in s})
+    if args.sizes:
+        wanted = {size_of(text) for text in args.sizes.split(",")}
+        sizes = [size for size in sizes if size in wanted]
 
     per_subject = ["time (us)", "busbw (GB/s)"] + (["of line"] if args.line_rate_mbps > 0 else [])
     lines = []
@@ -107,7 +140,26 @@ def main():
             f"{args.placement}, median of {rounds} round(s)")
     ratio_note = (f"{args.subject} / X: median over the rounds of each round's X time over "
                   f"{args.subject}'s (above 1: {args.subject} is faster)")
-    if args.markdown:
+    if args.markdown and args.compact:
+        # size, each subject's time, the ratios, the subject's busbw and share
+        # of the line rate.
+        width = len(per_subject)
+        header = ["size"] + [f"{s} (us)" for s in subjects]
+        header += [f"{args.subject} / {o}" for o in others]
+        header.append(f"{args.subject} busbw (GB/s)")
+        if args.line_rate_mbps > 0:
+            header.append("of line rate")
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for cells in lines:
+            row = [human(int(cells[0]))]
+            row += [cells[2 + i * width] for i in range(len(subjects))]
+            row += cells[2 + width * len(subjects):]
+            row.append(cells[3])
+            if args.line_rate_mbps > 0:
+                row.append(cells[4])
+            print("| " + " | ".join(row) + " |")
+    elif args.markdown:
         header = ["size (B)", "count"]
         header += [f"{s} {c}" for s in subjects for c in per_subject]
         header += [f"{args.subject} / {o}" for o in others]
