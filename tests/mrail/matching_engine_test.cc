@@ -10,8 +10,8 @@
 namespace railyard::mrail {
 namespace {
 
-constexpr PeerId kRank0{0};
-constexpr PeerId kRank1{1};
+constexpr PeerId kPeerA{0};
+constexpr PeerId kPeerB{1};
 
 class MatchingEngineTest : public ::testing::Test {
  protected:
@@ -30,59 +30,59 @@ class MatchingEngineTest : public ::testing::Test {
 };
 
 TEST(MatchingRule, SourceAndTagUnderTheIgnoreMask) {
-  EXPECT_TRUE(MatchingEngine::matches(kRank1, 7, 0, kRank1, 7));
-  EXPECT_FALSE(MatchingEngine::matches(kRank1, 7, 0, kRank0, 7));
-  EXPECT_FALSE(MatchingEngine::matches(kRank1, 7, 0, kRank1, 8));
-  EXPECT_TRUE(MatchingEngine::matches(kAnySource, 7, 0, kRank0, 7));
-  EXPECT_TRUE(MatchingEngine::matches(kRank1, 0, kAnyTag, kRank1, 12345));
+  EXPECT_TRUE(MatchingEngine::matches(kPeerB, 7, 0, kPeerB, 7));
+  EXPECT_FALSE(MatchingEngine::matches(kPeerB, 7, 0, kPeerA, 7));
+  EXPECT_FALSE(MatchingEngine::matches(kPeerB, 7, 0, kPeerB, 8));
+  EXPECT_TRUE(MatchingEngine::matches(/*want_source=*/PeerId{kAnySource}, 7, 0, kPeerA, 7));
+  EXPECT_TRUE(MatchingEngine::matches(kPeerB, 0, kAnyTag, kPeerB, 12345));
   // Masked bits are free, the others must agree: a communicator's context in
   // the upper bits stays, the user's tag in the lower ones is a wildcard.
   constexpr std::uint64_t kUserBits = 0xFFFFFFFFU;
-  EXPECT_TRUE(MatchingEngine::matches(kRank1, 0x5'00000000, kUserBits, kRank1, 0x5'00000042));
-  EXPECT_FALSE(MatchingEngine::matches(kRank1, 0x5'00000000, kUserBits, kRank1, 0x6'00000042));
+  EXPECT_TRUE(MatchingEngine::matches(kPeerB, 0x5'00000000, kUserBits, kPeerB, 0x5'00000042));
+  EXPECT_FALSE(MatchingEngine::matches(kPeerB, 0x5'00000000, kUserBits, kPeerB, 0x6'00000042));
 }
 
 TEST_F(MatchingEngineTest, AReceiveTakesTheOldestMessageItAccepts) {
-  InboundMessage& first = arrive(kRank0, 7);
-  InboundMessage& second = arrive(kRank1, 7);
-  InboundMessage& third = arrive(kRank0, 7);
+  InboundMessage& first = arrive(kPeerA, 7);
+  InboundMessage& second = arrive(kPeerB, 7);
+  InboundMessage& third = arrive(kPeerA, 7);
   EXPECT_EQ(engine_.unexpected_count(), 3U);
   EXPECT_EQ(engine_.take_unexpected(kAnySource, 7, 0), &first);
-  EXPECT_EQ(engine_.take_unexpected(kRank0, 7, 0), &third);
-  EXPECT_EQ(engine_.take_unexpected(kRank0, 7, 0), nullptr);
+  EXPECT_EQ(engine_.take_unexpected(kPeerA, 7, 0), &third);
+  EXPECT_EQ(engine_.take_unexpected(kPeerA, 7, 0), nullptr);
   EXPECT_EQ(engine_.take_unexpected(kAnySource, 7, 0), &second);
   EXPECT_EQ(engine_.unexpected_count(), 0U);
 }
 
 TEST_F(MatchingEngineTest, TagsAndMasksChooseAmongSources) {
-  InboundMessage& tag5 = arrive(kRank0, 5);
-  InboundMessage& tag9 = arrive(kRank0, 9);
-  EXPECT_EQ(engine_.take_unexpected(kRank0, 9, 0), &tag9);
-  EXPECT_EQ(engine_.take_unexpected(kRank0, 9, 0), nullptr);
-  EXPECT_EQ(engine_.take_unexpected(kRank0, 0, kAnyTag), &tag5);
+  InboundMessage& tag5 = arrive(kPeerA, 5);
+  InboundMessage& tag9 = arrive(kPeerA, 9);
+  EXPECT_EQ(engine_.take_unexpected(kPeerA, 9, 0), &tag9);
+  EXPECT_EQ(engine_.take_unexpected(kPeerA, 9, 0), nullptr);
+  EXPECT_EQ(engine_.take_unexpected(kPeerA, 0, kAnyTag), &tag5);
 }
 
 TEST_F(MatchingEngineTest, AProbeLooksWithoutTaking) {
-  InboundMessage& message = arrive(kRank1, 3);
+  InboundMessage& message = arrive(kPeerB, 3);
   EXPECT_EQ(engine_.peek_unexpected(kAnySource, 0, kAnyTag), &message);
-  EXPECT_EQ(engine_.peek_unexpected(kRank0, 0, kAnyTag), nullptr);
+  EXPECT_EQ(engine_.peek_unexpected(kPeerA, 0, kAnyTag), nullptr);
   EXPECT_EQ(engine_.unexpected_count(), 1U);
-  EXPECT_EQ(engine_.take_unexpected(kRank1, 3, 0), &message);
+  EXPECT_EQ(engine_.take_unexpected(kPeerB, 3, 0), &message);
   EXPECT_EQ(engine_.peek_unexpected(kAnySource, 0, kAnyTag), nullptr);
 }
 
 TEST_F(MatchingEngineTest, ARemovedMessageIsNoLongerMatched) {
-  InboundMessage& gone = arrive(kRank0, 1);
-  InboundMessage& kept = arrive(kRank0, 1);
+  InboundMessage& gone = arrive(kPeerA, 1);
+  InboundMessage& kept = arrive(kPeerA, 1);
   engine_.remove_unexpected(gone);
-  EXPECT_EQ(engine_.take_unexpected(kRank0, 1, 0), &kept);
+  EXPECT_EQ(engine_.take_unexpected(kPeerA, 1, 0), &kept);
   EXPECT_EQ(engine_.unexpected_count(), 0U);
 }
 
 TEST_F(MatchingEngineTest, NoPostedReceiveMeansNoMatchForAnArrival) {
   EXPECT_EQ(engine_.posted_count(), 0U);
-  EXPECT_EQ(engine_.take_posted(kRank0, 1), nullptr);
-  EXPECT_EQ(engine_.posted_from(kRank0), nullptr);
+  EXPECT_EQ(engine_.take_posted(kPeerA, 1), nullptr);
+  EXPECT_EQ(engine_.posted_from(kPeerA), nullptr);
 }
 
 }  // namespace
