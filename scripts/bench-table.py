@@ -15,8 +15,7 @@ writes them so). A ratio above 1 means the subject is faster. With
 --line-rate-mbps, a column gives each subject's algbw as a fraction of the
 rails' line rate (1.0: the rails are full). --compact keeps each
 subject's time, the ratios, and the subject's busbw and fraction of the
-line rate; --exclude
-leaves a subject out; --sizes keeps those rows only.
+line rate; --exclude leaves a subject out; --sizes keeps those rows only.
 """
 import argparse
 import csv

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Runs scripts/bench-table.py and scripts/plot-mrail.py (their paths are the
+first two arguments) on files written here, and checks their figures, their
+output and their errors."""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BENCH_TABLE = sys.argv.pop(1)
+PLOT_MRAIL = sys.argv.pop(1)
+
+COLUMNS = ["subject", "operation", "ranks", "hosts", "type", "redop", "root", "size", "count",
+           "placement", "time_us", "algbw_gbps", "busbw_gbps", "wrong"]
+
+
+class Files(unittest.TestCase):
+    def setUp(self):
+        self.directory = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.directory.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.directory.name, name)
+
+    def run_script(self, script, *args):
+        return subprocess.run([sys.executable, script, *args], capture_output=True, text=True,
+                              check=False, timeout=60)
+
+
+class BenchTable(Files):
+    def write_round(self, subject, round_number, times, wrong=0):
+        """One railyard-bench --csv file: `times` maps a size to its time in us."""
+        path = self.path(f"{subject.replace(' ', '_')}-{round_number}.csv")
+        with open(path, "w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(COLUMNS)
+            for size, time in times.items():
+                algbw = size / time / 1000
+                writer.writerow([subject, "allreduce", 2, 2, "float", "sum", -1, size, size // 4,
+                                 "out-of-place", time, algbw, algbw, wrong])
+        return path
+
+    def test_ratios_are_the_median_of_each_rounds_own(self):
+        # Round 2 is slow for both subjects: its own ratio stays 2.
+        files = [self.write_round("railyard", 1, {1024: 10.0, 1 << 20: 1000.0}),
+                 self.write_round("railyard", 2, {1024: 40.0, 1 << 20: 4000.0}),
+                 self.write_round("railyard", 3, {1024: 10.0, 1 << 20: 1000.0}),
+                 self.write_round("baseline", 1, {1024: 20.0, 1 << 20: 1000.0}),
+                 self.write_round("baseline", 2, {1024: 80.0, 1 << 20: 4000.0}),
+                 self.write_round("baseline", 3, {1024: 20.0, 1 << 20: 1000.0})]
+        result = self.run_script(BENCH_TABLE, "--markdown", "--compact", "--line-rate-mbps", "1000",
+                                 *files)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = result.stdout.splitlines()
+        self.assertEqual(lines[0], "| size | railyard (us) | baseline (us) | railyard / baseline"
+                                   " | railyard busbw (GB/s) | of line rate |")
+        self.assertEqual(lines[2], "| 1 KiB | 10.0 | 20.0 | 2.00x | 0.102 | 0.10 |")
+        self.assertEqual(lines[3], "| 1 MiB | 1000.0 | 1000.0 | 1.00x | 1.049 | 1.05 |")
+
+    def test_sizes_and_exclude_choose_rows_and_subjects(self):
+        files = [self.write_round(s, 1, {64: 5.0, 4096: 9.0, 65536: 50.0})
+                 for s in ("railyard", "baseline", "other")]
+        result = self.run_script(BENCH_TABLE, "--markdown", "--compact", "--exclude", "other",
+                                 "--sizes", "4k", *files)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = result.stdout.splitlines()
+        self.assertEqual(len(lines), 3, result.stdout)
+        self.assertNotIn("other", result.stdout)
+        self.assertTrue(lines[2].startswith("| 4 KiB | 9.0 | 9.0 | 1.00x"), lines[2])
+
+    def test_wrong_elements_fail_the_table(self):
+        files = [self.write_round("railyard", 1, {64: 5.0}, wrong=3),
+                 self.write_round("baseline", 1, {64: 5.0})]
+        result = self.run_script(BENCH_TABLE, *files)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("# wrong elements in the checks: 3", result.stdout)
+
+    def test_bad_input_is_named(self):
+        misnamed = self.path("railyard.csv")
+        with open(misnamed, "w") as handle:
+            handle.write("x\n")
+        result = self.run_script(BENCH_TABLE, misnamed)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("expected a file named NAME-ROUND.csv", result.stderr)
+        files = [self.write_round("railyard", 1, {64: 5.0})]
+        result = self.run_script(BENCH_TABLE, "--sizes", "4q", *files)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("'4q' is not a byte count", result.stderr)
+        result = self.run_script(BENCH_TABLE, "--subject", "nobody", *files)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("--subject 'nobody' is not in the files", result.stderr)
+
+
+@unittest.skipIf(shutil.which("gnuplot") is None, "gnuplot is not installed")
+class PlotMrail(Files):
+    def write_run(self):
+        def results(scale):
+            return [{"size": size, "bandwidth_MBps": size / scale, "latency_us": 5.0 + size / 1e5}
+                    for size in (1, 1024, 1 << 20)]
+        document = {"tool": "railyard-mrail-bench", "command": "railyard-mrail-bench",
+                    "subjects": [{"name": "raw", "error": "", "results": results(100)},
+                                 {"name": "default", "error": "", "results": results(25)},
+                                 {"name": "broken", "error": "misconfigured", "results": []}]}
+        path = self.path("run.json")
+        with open(path, "w") as handle:
+            json.dump(document, handle)
+        return path
+
+    def test_writes_a_png_of_the_subjects_that_ran(self):
+        output = self.path("p2p.png")
+        result = self.run_script(PLOT_MRAIL, "-o", output, "--label", "raw=one rail",
+                                 self.write_run())
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("(2 subjects)", result.stdout)
+        with open(output, "rb") as handle:
+            self.assertEqual(handle.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_bad_input_is_named(self):
+        result = self.run_script(PLOT_MRAIL, "-o", self.path("x.png"), "--label", "raw",
+                                 self.write_run())
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("--label 'raw' is invalid: expected SUBJECT=NAME", result.stderr)
+        not_json = self.path("not.json")
+        with open(not_json, "w") as handle:
+            handle.write("{")
+        result = self.run_script(PLOT_MRAIL, "-o", self.path("x.png"), not_json)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("expected railyard-mrail-bench --json output", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
