@@ -15,12 +15,11 @@
 #include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
 #include "railyard/mrail/detail/endpoint_core.h"
+#include "railyard/mrail/detail/fragment_limits.h"
 #include "railyard/rail/detail/background_progress.h"
 
 namespace railyard::mrail {
 namespace {
-
-constexpr std::uint32_t kMinFragment = 1024;
 
 // 64 random bits: endpoint identities only need to differ within a job.
 std::uint64_t random_id() {
@@ -46,9 +45,9 @@ void validate(const Options& options) {
     throw ConfigError("window", std::to_string(options.window),
                       "expected a power of two of at least 4");
   }
-  if (options.fragment_size < kMinFragment) {
+  if (options.fragment_size < detail::kMinFragmentSize) {
     throw ConfigError("fragment_size", std::to_string(options.fragment_size),
-                      fmt::format("expected at least {} bytes", kMinFragment));
+                      fmt::format("expected at least {} bytes", detail::kMinFragmentSize));
   }
   if (options.receive_buffers == 0 || options.send_buffers == 0) {
     throw ConfigError("receive_buffers/send_buffers", "0", "expected at least one buffer per rail");

@@ -8,6 +8,7 @@
 #include "railyard/common/detail/env.h"
 #include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
+#include "railyard/mrail/detail/fragment_limits.h"
 #include "railyard/mrail/rail_addresses.h"
 #include "railyard/mrail/rail_choice.h"
 #include "railyard/rail/rail_options.h"
@@ -79,10 +80,8 @@ Options Options::from_environment(RailChoice rails) {
         static_cast<std::uint32_t>(parse_uint("RAILYARD_PULL_DEPTH", *text, 1, kMaxPullDepth));
   }
   if (const auto text = env::get("RAILYARD_FRAGMENT_SIZE")) {
-    constexpr std::uint64_t kMinFragment = 1024;
-    constexpr std::uint64_t kMaxFragment = std::uint64_t{16} << 20;
     const std::uint64_t size = parse_size("RAILYARD_FRAGMENT_SIZE", *text);
-    if (size < kMinFragment || size > kMaxFragment) {
+    if (size < detail::kMinFragmentSize || size > detail::kMaxFragmentSize) {
       throw ConfigError("RAILYARD_FRAGMENT_SIZE", *text, "expected a size from 1k to 16m");
     }
     options.fragment_size = static_cast<std::uint32_t>(size);
