@@ -11,11 +11,10 @@ several), with gnuplot.
 """
 import argparse
 import csv
-import os
-import shutil
-import subprocess
 import sys
 import tempfile
+
+from gnuplot_png import SIZE_AXIS, line_clauses, quoted, require_gnuplot, run_gnuplot
 
 REQUIRED = ("subject", "operation", "ranks", "size", "placement", "busbw_gbps")
 
@@ -76,40 +75,25 @@ def main():
     parser.add_argument("--line-rate-title", default="rails' line rate",
                         help="the line rate's name in the key")
     args = parser.parse_args()
-    if shutil.which("gnuplot") is None:
-        fail("gnuplot is not installed (Debian package gnuplot-nox; scripts/install-deps.sh installs it)")
+    require_gnuplot(fail)
     series = series_of(read_rows(args.csv, args.placement))
     if not series:
         fail("every row has size 0: nothing to plot on a log scale")
     with tempfile.TemporaryDirectory() as directory:
-        plots = []
-        for index, (name, points) in enumerate(sorted(series.items())):
-            data = os.path.join(directory, f"{index}.dat")
-            with open(data, "w") as handle:
-                handle.writelines(f"{size} {busbw}\n" for size, busbw in points)
-            title = name.replace('"', "'")
-            plots.append(f'"{data}" using 1:2 with linespoints title "{title}"')
+        plots = line_clauses(directory, "busbw", series)
         if args.line_rate > 0:
-            name = args.line_rate_title.replace('"', "'")
             plots.append(f'{args.line_rate} with lines dashtype 2 linecolor rgb "black" '
-                         f'title "{name}"')
-        title = (args.title or f"bus bandwidth, {args.placement}").replace('"', "'")
-        script = "\n".join([
+                         f'title "{quoted(args.line_rate_title)}"')
+        title = quoted(args.title or f"bus bandwidth, {args.placement}")
+        run_gnuplot([
             "set terminal pngcairo size 1000,600",
             f'set output "{args.output}"',
             f'set title "{title}"',
-            "set logscale x 2",
-            "set format x '%.0b%B'",
-            'set xlabel "size (bytes)"',
+            *SIZE_AXIS,
             'set ylabel "busbw (GB/s)"',
             "set yrange [0:*]",
-            "set grid",
-            "set key left top",
             "plot " + ", ".join(plots),
-        ])
-        result = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
-        if result.returncode != 0:
-            fail(f"gnuplot failed: {result.stderr.strip()}")
+        ], fail)
     print(f"plot-busbw.py: wrote {args.output} ({len(series)} line{'s' if len(series) != 1 else ''})")
 
 

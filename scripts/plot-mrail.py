@@ -12,11 +12,10 @@ out, as the bench leaves them out of its ratios.
 """
 import argparse
 import json
-import os
-import shutil
-import subprocess
 import sys
 import tempfile
+
+from gnuplot_png import SIZE_AXIS, line_clauses, quoted, require_gnuplot, run_gnuplot
 
 
 def fail(message):
@@ -46,19 +45,14 @@ def read_subjects(path):
     return subjects
 
 
-def data_files(directory, subjects, column, labels):
-    """One data file per subject holding (size, value) where the value exists."""
-    plots = []
-    for index, (subject, points) in enumerate(sorted(subjects.items())):
-        name = labels.get(subject, subject).replace('"', "'")
+def lines_of(subjects, column, labels):
+    """{name in the key: [(size, value)]} where the column has a value."""
+    lines = {}
+    for subject, points in subjects.items():
         rows = [(size, values[column]) for size, *values in points if values[column] is not None]
-        if not rows:
-            continue
-        data = os.path.join(directory, f"{column}-{index}.dat")
-        with open(data, "w", encoding="utf-8") as handle:
-            handle.writelines(f"{size} {value}\n" for size, value in rows)
-        plots.append(f'"{data}" using 1:2 with linespoints title "{name}"')
-    return plots
+        if rows:
+            lines[labels.get(subject, subject)] = rows
+    return lines
 
 
 def main():
@@ -75,22 +69,16 @@ def main():
         if not sep or not subject or not name:
             fail(f"--label '{label}' is invalid: expected SUBJECT=NAME, e.g. raw=\"one rail\"")
         labels[subject] = name
-    if shutil.which("gnuplot") is None:
-        fail("gnuplot is not installed (Debian package gnuplot-nox; scripts/install-deps.sh installs it)")
+    require_gnuplot(fail)
     subjects = read_subjects(args.json)
-    title = args.title.replace('"', "'")
     with tempfile.TemporaryDirectory() as directory:
-        bandwidth = data_files(directory, subjects, 0, labels)
-        latency = data_files(directory, subjects, 1, labels)
+        bandwidth = line_clauses(directory, "bandwidth", lines_of(subjects, 0, labels))
+        latency = line_clauses(directory, "latency", lines_of(subjects, 1, labels))
         script = [
             "set terminal pngcairo size 1200,500",
             f'set output "{args.output}"',
-            f'set multiplot layout 1,2 title "{title}"',
-            "set logscale x 2",
-            "set format x '%.0b%B'",
-            'set xlabel "size (bytes)"',
-            "set grid",
-            "set key left top",
+            f'set multiplot layout 1,2 title "{quoted(args.title)}"',
+            *SIZE_AXIS,
         ]
         if bandwidth:
             script += ['set title "bandwidth (window of 64)"', 'set ylabel "MB/s"',
@@ -99,10 +87,7 @@ def main():
             script += ['set title "latency"', 'set ylabel "us, half round trip"',
                        "set logscale y 2", "set yrange [*:*]", "plot " + ", ".join(latency)]
         script.append("unset multiplot")
-        result = subprocess.run(["gnuplot"], input="\n".join(script), text=True,
-                                capture_output=True, check=False)
-        if result.returncode != 0:
-            fail(f"gnuplot failed: {result.stderr.strip()}")
+        run_gnuplot(script, fail)
     print(f"plot-mrail.py: wrote {args.output} ({len(subjects)} subjects)")
 
 

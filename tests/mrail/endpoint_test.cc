@@ -598,28 +598,11 @@ TEST(Endpoint, RendezvousControlMessagesTravelWithTheirData) {
   }
 }
 
-TEST(Endpoint, WeightsSetEachRailsShareOfAStripe) {
-  auto options = endpoint_options(2, kStriping);
-  options.rail_weights = {3, 1};
-  options.pull_chunk = 0;  // each share read whole, as planned
-  EndpointGroup group({options, options});
-  std::vector<std::byte> out(4 << 20);
-  std::vector<std::byte> in(out.size());
-  Request send;
-  Request recv;
-  ASSERT_TRUE(group[1].recv(recv, kAnySource, in.data(), in.size(), 0).ok());
-  ASSERT_TRUE(group[0].send(send, group.ids[0][1], out.data(), out.size(), 0).ok());
-  ASSERT_TRUE(group.run_until([&] { return send.done() && recv.done(); }));
-  const auto counters = group[1].counters();
-  EXPECT_EQ(counters.rails[0].bytes_received, 3U << 20);
-  EXPECT_EQ(counters.rails[1].bytes_received, 1U << 20);
-}
-
-// A rendezvous message's bytes count on both sides of each rail they
-// crossed: as received where they were read, as sent where they left (the
-// FIN tells the sender what was read over each of its rails), so a
-// message's sender and receiver show the same bytes per rail.
-TEST(Endpoint, RendezvousBytesCountAsSentWhereTheyLeftAndReceivedWhereTheyArrived) {
+// The weights set each rail's share of a stripe, and a rendezvous message's
+// bytes count on both sides of each rail they crossed: as received where
+// they were read, as sent where they left (the FIN tells the sender what was
+// read over each of its rails), so sender and receiver show the same bytes.
+TEST(Endpoint, WeightedStripeBytesCountAsSentWhereTheyLeftAndReceivedWhereTheyArrived) {
   auto options = endpoint_options(2, kStriping);
   options.rail_weights = {3, 1};
   options.pull_chunk = 0;  // each share read whole, as planned
