@@ -18,6 +18,7 @@
 
 #include "process_age.h"
 #include "railyard/comm/communicator.h"
+#include "tools/support/command_line.h"
 #include "tools/support/tool_main.h"
 
 namespace {
@@ -33,7 +34,10 @@ int run(int argc, char** argv) {
   CLI::App app{"Times how long after its processes start a railyard job is ready"};
   std::string label = "railyard";
   app.add_option("--label", label, "names the run in the result line");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto status =
+          railyard::tools::parse_command_line(app, argc, argv, "railyard-bootstrap-bench: ")) {
+    return *status;
+  }
 
   railyard::comm::Communicator world = railyard::comm::Communicator::world();
   const double world_ms = std::chrono::duration<double, std::milli>(Clock::now() - entered).count();

@@ -34,6 +34,7 @@
 #include "setting_subjects.h"
 #include "subject.h"
 #include "tools/support/comma_list.h"
+#include "tools/support/command_line.h"
 #include "tools/support/report.h"
 #include "tools/support/tool_main.h"
 
@@ -343,7 +344,10 @@ int run(int argc, char** argv) {
                  "osu_get_bw); no latency is measured for them. The baselines still send "
                  "messages: the rails' capacity the RMA is compared with")
       ->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+  if (const auto status =
+          railyard::tools::parse_command_line(app, argc, argv, "railyard-mrail-bench: ")) {
+    return *status;
+  }
 
   MeasureSettings settings;
   settings.window = window;

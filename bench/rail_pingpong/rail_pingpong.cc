@@ -25,7 +25,9 @@
 #include "railyard/common/error.h"
 #include "railyard/rail/progress.h"
 #include "railyard/rail/rail.h"
+#include "tools/support/command_line.h"
 #include "tools/support/forked_peer.h"
+#include "tools/support/tool_main.h"
 
 namespace {
 
@@ -320,7 +322,10 @@ int run_tool(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));
   app.add_flag("--json", settings.json, "print JSON instead of the table");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto status =
+          railyard::tools::parse_command_line(app, argc, argv, "railyard-pingpong: ")) {
+    return *status;
+  }
 
   settings.timeout = std::chrono::seconds(timeout_s);
   settings.min_size = railyard::parse_size("--min-size", min_size);
@@ -342,10 +347,5 @@ int run_tool(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run_tool(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "railyard-pingpong: error: %s\n", e.what());
-    return 1;
-  }
+  return railyard::tools::run_reporting_errors("railyard-pingpong: ", run_tool, argc, argv);
 }

@@ -105,7 +105,11 @@ BenchOptions resolve(const BenchArguments& arguments) {
   }
   options.sweep.op = *op;
   if (reduces(*operation)) {
-    collectives::check_pairing(*type, *op, "-o with -t");
+    try {
+      collectives::check_pairing(*type, *op, "-o with -t");
+    } catch (const railyard::UsageError& error) {
+      throw std::invalid_argument(error.what());
+    }
   }
   if (arguments.root < 0) {
     throw std::invalid_argument(fmt::format("-r {}: expected a rank, 0 or more", arguments.root));

@@ -33,6 +33,7 @@ struct BenchArguments {
 
 // What they mean, checked.
 struct BenchOptions {
+  std::string program = "railyard-bench";  // the tool's name, for its notes
   SweepOptions sweep;
   std::string algorithm;  // "" for the table's choice
   std::size_t min_bytes = 0;

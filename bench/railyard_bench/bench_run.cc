@@ -74,6 +74,15 @@ int run_bench(BenchComm& comm, const BenchOptions& options) {
     throw std::invalid_argument(fmt::format("-r {}: expected a rank below the job's {} ranks",
                                             options.sweep.root, comm.size()));
   }
+  const std::size_t smallest =
+      smallest_size(options.sweep.operation, collectives::size_of(options.sweep.type), comm.size());
+  const bool sized = options.sweep.operation != Operation::kBarrier;
+  if (sized && options.max_bytes < smallest) {
+    throw std::invalid_argument(
+        fmt::format("-e {}: the smallest {} of {} on {} ranks is {} bytes; expected -e {} or more",
+                    options.max_bytes, to_string(options.sweep.operation),
+                    to_string(options.sweep.type), comm.size(), smallest, smallest));
+  }
   RunInfo info{.subject = options.label,
                .library = comm.library(),
                .algorithm = options.algorithm,
@@ -84,6 +93,17 @@ int run_bench(BenchComm& comm, const BenchOptions& options) {
                .max_bytes = options.max_bytes,
                .factor = options.factor,
                .step = options.step};
+  // Sizes below one element would measure nothing: they start at one, said once.
+  if (sized && options.min_bytes < smallest) {
+    if (leader) {
+      fmt::print(stderr,
+                 "{}: -b {} is below the smallest {} of {} on {} ranks ({} bytes): the sizes "
+                 "start at {} bytes\n",
+                 options.program, options.min_bytes, to_string(options.sweep.operation),
+                 to_string(options.sweep.type), comm.size(), smallest, smallest);
+    }
+    info.min_bytes = smallest;
+  }
   if (info.subject.empty()) {
     info.subject = options.algorithm.empty()
                        ? info.library
@@ -101,7 +121,7 @@ int run_bench(BenchComm& comm, const BenchOptions& options) {
   const std::vector<std::size_t> sizes =
       options.sweep.operation == Operation::kBarrier
           ? std::vector<std::size_t>{0}
-          : sweep_sizes(options.min_bytes, options.max_bytes, options.factor, options.step);
+          : sweep_sizes(info.min_bytes, options.max_bytes, options.factor, options.step);
   std::vector<Row> rows;
   {
     ProgressLine progress(std::string(to_string(options.sweep.operation)), sizes.size(), leader);

@@ -8,6 +8,7 @@
 #include "bench_run.h"
 #include "railyard/comm/communicator.h"
 #include "railyard_bench_comm.h"
+#include "tools/support/command_line.h"
 #include "tools/support/tool_main.h"
 
 namespace {
@@ -16,7 +17,10 @@ int run(int argc, char** argv) {
   CLI::App app{"railyard-bench: collective bandwidth and latency in nccl-tests' columns"};
   railyard::bench::BenchArguments arguments;
   railyard::bench::add_arguments(app, arguments);
-  CLI11_PARSE(app, argc, argv);
+  if (const auto status =
+          railyard::tools::parse_command_line(app, argc, argv, "railyard-bench: ")) {
+    return *status;
+  }
   // Checked before the job starts, so every rank fails alike and none waits.
   const railyard::bench::BenchOptions options = railyard::bench::resolve(arguments);
   railyard::bench::RailyardBenchComm comm(railyard::comm::Communicator::world(), options.algorithm);

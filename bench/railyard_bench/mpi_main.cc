@@ -9,6 +9,7 @@
 #include "bench_options.h"
 #include "bench_run.h"
 #include "mpi_bench_comm.h"
+#include "tools/support/command_line.h"
 #include "tools/support/tool_main.h"
 
 namespace {
@@ -17,13 +18,17 @@ int run(int argc, char** argv) {
   CLI::App app{"railyard-bench-mpi: railyard-bench's measurement of MPI's collectives"};
   railyard::bench::BenchArguments arguments;
   railyard::bench::add_arguments(app, arguments);
-  CLI11_PARSE(app, argc, argv);
+  if (const auto status =
+          railyard::tools::parse_command_line(app, argc, argv, "railyard-bench-mpi: ")) {
+    return *status;
+  }
   railyard::bench::BenchOptions options = railyard::bench::resolve(arguments);
   if (!options.algorithm.empty()) {
     throw std::invalid_argument("-a '" + options.algorithm +
                                 "': MPI's algorithms are chosen with its own --mca parameters");
   }
   railyard::bench::check_mpi_type(options.sweep.type);
+  options.program = "railyard-bench-mpi";
   if (options.label.empty()) {
     options.label = "mpi";
   }

@@ -70,6 +70,10 @@ bool has_in_place(Operation operation) noexcept {
          operation != Operation::kSendrecv;
 }
 
+std::size_t smallest_size(Operation operation, std::size_t element, int ranks) noexcept {
+  return blocked(operation) ? element * static_cast<std::size_t>(ranks) : element;
+}
+
 std::size_t elements_for(Operation operation, std::size_t bytes, std::size_t element,
                          int ranks) noexcept {
   if (operation == Operation::kBarrier) {

@@ -42,6 +42,10 @@ enum class Operation : std::uint8_t {
 // them: the whole vector (allgather: what every rank ends with;
 // reduce_scatter and alltoall: what every rank puts in), a multiple of the
 // ranks for the operations that cut it into blocks.
+// The smallest size that measures anything: one element, or one per rank
+// for the operations that cut the vector into blocks.
+[[nodiscard]] std::size_t smallest_size(Operation operation, std::size_t element,
+                                        int ranks) noexcept;
 [[nodiscard]] std::size_t elements_for(Operation operation, std::size_t bytes, std::size_t element,
                                        int ranks) noexcept;
 // The count the library call takes for `elements` (per rank, for the

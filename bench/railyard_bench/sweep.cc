@@ -1,7 +1,11 @@
 #include "sweep.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
+#include <new>
+#include <stdexcept>
 
 namespace railyard::bench {
 
@@ -29,9 +33,18 @@ Sweep::Sweep(BenchComm& comm, const SweepOptions& options, std::size_t max_bytes
   const std::size_t elements = elements_for(options.operation, max_bytes, element_, comm.size());
   const std::size_t sends = send_elements(options.operation, elements, comm.size());
   const std::size_t recvs = recv_elements(options.operation, elements, comm.size());
-  send_.resize(sends * element_);
+  const std::size_t send_bytes = sends * element_;
   // In place, the receive buffer holds the input too.
-  recv_.resize(std::max(sends, recvs) * element_);
+  const std::size_t recv_bytes = std::max(sends, recvs) * element_;
+  try {
+    send_.resize(send_bytes);
+    recv_.resize(recv_bytes);
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error(fmt::format(
+        "-e {}: this rank cannot allocate the buffers {} of that size needs ({} bytes to send and "
+        "{} to receive, {} in all): the memory is not there; choose a smaller -e",
+        max_bytes, to_string(options.operation), send_bytes, recv_bytes, send_bytes + recv_bytes));
+  }
 }
 
 Call Sweep::call(std::size_t elements, bool in_place) {

@@ -20,6 +20,7 @@
 
 #include "byte_stream.h"
 #include "railyard/common/detail/parse.h"
+#include "tools/support/command_line.h"
 #include "tools/support/forked_peer.h"
 #include "tools/support/report.h"
 #include "tools/support/tool_main.h"
@@ -135,7 +136,10 @@ int run(int argc, char** argv) {
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
   app.add_option("--json", json_path, "also write the results to this file");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto status =
+          railyard::tools::parse_command_line(app, argc, argv, "railyard-rstream-bench: ")) {
+    return *status;
+  }
   try {
     for (const auto& token : split(sizes_text, ',')) {
       settings.sizes.push_back(parse_size("--sizes", token));

@@ -27,6 +27,7 @@
 #include "railyard/common/error.h"
 #include "soak_side.h"
 #include "tools/support/comma_list.h"
+#include "tools/support/command_line.h"
 #include "tools/support/forked_peer.h"
 #include "tools/support/network_namespace.h"
 #include "tools/support/tool_main.h"
@@ -97,7 +98,9 @@ int run(int argc, char** argv) {
   app.add_option("--ready-file", settings.ready_file,
                  "create this file once both hosts' endpoints are open and connected, "
                  "before any traffic (scripts/soak.sh waits for it before taking rails down)");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto status = railyard::tools::parse_command_line(app, argc, argv, "railyard-soak: ")) {
+    return *status;
+  }
 
   if (settings.netns_a.empty()) {
     settings.netns_a = from_environment("RAILYARD_NETNS_A", "");

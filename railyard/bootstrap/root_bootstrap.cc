@@ -41,6 +41,19 @@ std::unique_ptr<RootState> make_state(int rank, int size, const BootstrapOptions
   return state;
 }
 
+// A root without a job key takes any railyard process that reaches its
+// address, with this job's size, as one of its ranks: said once, where the
+// user reads what the job chose.
+void note_missing_job_key(const BootstrapOptions& options) {
+  if (options.job_key.empty()) {
+    log::info(
+        "bootstrap: no RAILYARD_JOB_KEY is set, so any railyard process that reaches the root at "
+        "{} can take a rank's place; give every rank of the job the same random "
+        "RAILYARD_JOB_KEY (railyard-run sets one; see docs/environment.md)",
+        options.root);
+  }
+}
+
 void check_key(const std::string& key) {
   if (key.size() > Store::kMaxKeyLength) {
     throw UsageError(fmt::format("store key of {} bytes, longer than the {} allowed", key.size(),
@@ -122,6 +135,7 @@ RootBootstrap::RootBootstrap(int rank, int size, std::span<const std::byte> desc
     : state_(make_state(rank, size, options)) {
   if (rank == 0) {
     if (size > 1) {
+      note_missing_job_key(options);
       state_->listener = std::make_unique<rstream::Listener>(options.root, options.channel);
       state_->host(descriptor);
     } else {
@@ -141,6 +155,7 @@ RootBootstrap::RootBootstrap(rstream::Listener listener, int size,
         with_address.root = listener.address().to_string();
         return with_address;
       }())) {
+  note_missing_job_key(state_->options);
   state_->listener = std::make_unique<rstream::Listener>(std::move(listener));
   state_->host(descriptor);
   state_->start_service();
@@ -151,10 +166,12 @@ RootBootstrap::~RootBootstrap() {
   RootState& state = *state_;
   if (state.is_root()) {
     // The others may still need the store or a collective; wait for each
-    // to say goodbye or go.
+    // to say goodbye or go. Once the job has failed they need neither, and
+    // a rank that is stopped would hold the root to its timeout.
     std::unique_lock lock(state.mutex);
     const bool all_left = state.changed.wait_for(lock, state.options.timeout, [&] {
-      return std::none_of(state.links.begin(), state.links.end(),
+      return state.failure.has_value() ||
+             std::none_of(state.links.begin(), state.links.end(),
                           [](const auto& link) { return link && link->open && !link->said_bye; });
     });
     if (!all_left) {
@@ -165,9 +182,16 @@ RootBootstrap::~RootBootstrap() {
     detail::send_one(state.root_link(), RootMessage::kBye, {});
   }
   state.stop_service();
+  // After a failure a rank may be stopped and take no end of stream: the
+  // links go at once rather than each after its shutdown timeout.
+  const bool failed = state.failure.has_value();
   for (auto& link : state.links) {
     if (link) {
-      (void)link->channel.close();
+      if (failed) {
+        link->channel.drop();
+      } else {
+        (void)link->channel.close();
+      }
     }
   }
 }

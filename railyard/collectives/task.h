@@ -9,9 +9,11 @@
 
 #include <algorithm>
 #include <coroutine>
+#include <cstdint>
 #include <exception>
 #include <span>
 #include <utility>
+#include <vector>
 
 #include "railyard/collectives/transfer.h"
 
@@ -29,6 +31,9 @@ class Readiness {
  public:
   virtual ~Readiness() = default;
   [[nodiscard]] virtual bool ready() const noexcept = 0;
+  // The ranks (in whatever numbering the condition has) not there yet, for
+  // saying what a stalled collective waits for.
+  virtual void behind(std::vector<int>& ranks) const { (void)ranks; }
 
  protected:
   Readiness() = default;
@@ -49,6 +54,7 @@ class CollectiveTask {
     std::span<CollectiveTask> side_by_side;  // or tasks it runs together
     const Readiness* condition = nullptr;    // or a condition other ranks make true
     std::exception_ptr error;
+    std::uint32_t exchanges = 0;  // the transfers it has awaited, in sets
 
     CollectiveTask get_return_object() noexcept {
       return CollectiveTask(Handle::from_promise(*this));
@@ -94,11 +100,13 @@ class CollectiveTask {
         if (!promise.inner->step()) {
           return false;
         }
+        promise.exchanges += promise.inner->exchanges();
         promise.inner = nullptr;
       } else if (!promise.side_by_side.empty()) {
         if (!step_all(promise.side_by_side)) {
           return false;
         }
+        promise.exchanges += most_exchanges(promise.side_by_side);
         promise.side_by_side = {};
       } else if (!promise.awaited.empty()) {
         if (!all_done(promise.awaited)) {
@@ -125,6 +133,65 @@ class CollectiveTask {
     return ended;
   }
 
+  // The sets of transfers it has awaited, its finished inner tasks' included.
+  [[nodiscard]] std::uint32_t exchanges() const noexcept {
+    return handle_ ? handle_.promise().exchanges : 0;
+  }
+  [[nodiscard]] static std::uint32_t most_exchanges(
+      std::span<const CollectiveTask> tasks) noexcept {
+    std::uint32_t most = 0;
+    for (const CollectiveTask& task : tasks) {
+      most = std::max(most, task.exchanges());
+    }
+    return most;
+  }
+
+  // What an unfinished task waits for: filled in by stalled_on().
+  struct Stall {
+    std::uint32_t exchange = 0;       // which set of transfers, counted from 1
+    std::vector<int> receiving_from;  // team ranks (-1: any)
+    std::vector<int> sending_to;      // team ranks
+    bool on_shared_memory = false;    // or ranks of this host, through memory
+    std::vector<int> behind_on_host;  // those ranks, as the host numbers them
+  };
+  // Adds to `out` what the task waits for now, inner tasks included.
+  void stalled_on(Stall& out) const {
+    if (!handle_ || handle_.done()) {
+      return;
+    }
+    const promise_type& promise = handle_.promise();
+    out.exchange += promise.exchanges;
+    if (promise.inner != nullptr) {
+      promise.inner->stalled_on(out);
+    } else if (!promise.side_by_side.empty()) {
+      const std::uint32_t before = out.exchange;
+      std::uint32_t furthest = before;
+      for (const CollectiveTask& task : promise.side_by_side) {
+        Stall one;
+        task.stalled_on(one);
+        furthest = std::max(furthest, before + one.exchange);
+        out.receiving_from.insert(out.receiving_from.end(), one.receiving_from.begin(),
+                                  one.receiving_from.end());
+        out.sending_to.insert(out.sending_to.end(), one.sending_to.begin(), one.sending_to.end());
+        out.on_shared_memory = out.on_shared_memory || one.on_shared_memory;
+        out.behind_on_host.insert(out.behind_on_host.end(), one.behind_on_host.begin(),
+                                  one.behind_on_host.end());
+      }
+      out.exchange = furthest;
+    } else if (!promise.awaited.empty()) {
+      for (const Transfer& transfer : promise.awaited) {
+        const Transfer::State* state = transfer.in_flight();
+        if (state != nullptr && !transfer.done()) {
+          (state->is_receive() ? out.receiving_from : out.sending_to)
+              .push_back(state->transfer_peer());
+        }
+      }
+    } else if (promise.condition != nullptr) {
+      out.on_shared_memory = true;
+      promise.condition->behind(out.behind_on_host);
+    }
+  }
+
   // After step() returned true: throws what the task threw, if it did.
   void rethrow() const {
     if (const std::exception_ptr& error = handle_.promise().error) {
@@ -137,8 +204,15 @@ class CollectiveTask {
   auto operator co_await() & noexcept {
     struct Awaiter {
       CollectiveTask& task;
-      bool await_ready() noexcept { return task.step(); }
-      void await_suspend(Handle outer) noexcept { outer.promise().inner = &task; }
+      static bool await_ready() noexcept { return false; }
+      bool await_suspend(Handle outer) noexcept {
+        if (task.step()) {
+          outer.promise().exchanges += task.exchanges();
+          return false;
+        }
+        outer.promise().inner = &task;
+        return true;
+      }
       void await_resume() const { task.rethrow(); }
     };
     return Awaiter{*this};
@@ -158,9 +232,14 @@ class CollectiveTask {
 struct SideBySide {
   std::span<CollectiveTask> tasks;
 
-  [[nodiscard]] bool await_ready() const noexcept { return CollectiveTask::step_all(tasks); }
-  void await_suspend(CollectiveTask::Handle task) const noexcept {
+  [[nodiscard]] static bool await_ready() noexcept { return false; }
+  bool await_suspend(CollectiveTask::Handle task) const noexcept {
+    if (CollectiveTask::step_all(tasks)) {
+      task.promise().exchanges += CollectiveTask::most_exchanges(tasks);
+      return false;
+    }
     task.promise().side_by_side = tasks;
+    return true;
   }
   void await_resume() const {
     for (const CollectiveTask& task : tasks) {
@@ -174,9 +253,16 @@ struct SideBySide {
 struct Transfers {
   std::span<Transfer> transfers;
 
-  [[nodiscard]] bool await_ready() const noexcept { return all_done(transfers); }
-  void await_suspend(CollectiveTask::Handle task) const noexcept {
+  // Through await_suspend every time, so that every set is counted (a
+  // stalled task says which it was at); it suspends only when one is left.
+  [[nodiscard]] static bool await_ready() noexcept { return false; }
+  bool await_suspend(CollectiveTask::Handle task) const noexcept {
+    ++task.promise().exchanges;
+    if (all_done(transfers)) {
+      return false;
+    }
     task.promise().awaited = transfers;
+    return true;
   }
   void await_resume() const {
     for (Transfer& transfer : transfers) {

@@ -26,6 +26,10 @@ class Transfer {
     // After done(): the bytes it moved; throws the typed error of a failed
     // transfer.
     virtual std::size_t finish() = 0;
+    // The team rank it is with (-1: any), and which way: what a collective
+    // that waits too long says it waited for.
+    [[nodiscard]] virtual int transfer_peer() const noexcept = 0;
+    [[nodiscard]] virtual bool is_receive() const noexcept = 0;
   };
 
   Transfer() = default;
@@ -42,6 +46,8 @@ class Transfer {
   }
   // The bytes a finished transfer moved: a receive's message length.
   [[nodiscard]] std::size_t bytes() const noexcept { return bytes_; }
+  // The one still in flight (null once finished), to say what it waits for.
+  [[nodiscard]] const State* in_flight() const noexcept { return state_.get(); }
 
  private:
   std::unique_ptr<State> state_;

@@ -31,12 +31,13 @@ std::optional<unsigned> launcher_local_rank() {
   }
 }
 
-// This rank's card: its host, the CPUs it may run on and, from one rank per
-// host, the host's machine layout.
+// This rank's card: its host, the CPUs it may run on, the settings the
+// ranks must share and, from one rank per host, the host's machine layout.
 bootstrap::Blob my_rank_card(const CommunicatorOptions& options) {
   detail::RankCard card;
   card.host = options.host_id.empty() ? host_identity() : options.host_id;
   card.cpus = topology::process_binding();
+  card.settings = detail::job_settings(options);
   if (detail::reads_host_machine_for_card(launcher_local_rank())) {
     try {
       card.machine = detail::read_host_machine();

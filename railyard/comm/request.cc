@@ -197,13 +197,21 @@ void Request::wait_all(std::span<Request> requests, std::chrono::milliseconds ti
     });
   };
   if (!world->progress_until(all_done, timeout)) {
-    const auto pending = std::count_if(
-        requests.begin(), requests.end(),
-        [](const Request& request) { return request.operation_ && !request.operation_->done(); });
-    throw TimeoutError(
-        fmt::format("wait_all: {} of {} requests did not finish within {} ms; every request is "
-                    "still as it was: wait again, test, cancel or release them",
-                    pending, requests.size(), timeout.count()));
+    // Each pending one named with whom it waits for (the first few).
+    constexpr std::size_t kNamed = 4;
+    std::size_t pending = 0;
+    std::string named;
+    for (const Request& request : requests) {
+      if (request.operation_ && !request.operation_->done()) {
+        if (++pending <= kNamed) {
+          named += (pending == 1 ? "" : "; ") + detail::describe_pending(*request.operation_);
+        }
+      }
+    }
+    throw TimeoutError(fmt::format(
+        "wait_all: {} of {} requests did not finish within {} ms ({}{}); every request is still "
+        "as it was: wait again, test, cancel or release them",
+        pending, requests.size(), timeout.count(), named, pending > kNamed ? "; ..." : ""));
   }
   wait_each(requests, [](Request& request) {
     if (request.operation_) {

@@ -58,10 +58,8 @@ class Logger {
     logger_->set_pattern(fmt::format("{}:%P:%t railyard %l: %v", host.data()));
     logger_->set_level(spdlog::level::trace);  // filtering happens in enabled()
     logger_->flush_on(spdlog::level::trace);
-    if (text && !parse_level(*text)) {
-      logger_->warn("{}='{}' is invalid ({}); logging at warn", kVariable, *text,
-                    expected_levels());
-    }
+    // A level it cannot read is refused where the library starts
+    // (check_environment); here it logs at warn, quietly, until then.
     // Registered before anything that logs while holding a lock of its own
     // can register (it logs first), and pthread_atfork runs prepare handlers
     // in reverse order: such outer locks are taken before this one, in the

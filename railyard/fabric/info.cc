@@ -8,6 +8,7 @@
 
 #include "railyard/common/detail/env.h"
 #include "railyard/common/error.h"
+#include "railyard/fabric/detail/ofi_mrail_guard.h"
 
 namespace railyard::fabric {
 
@@ -51,6 +52,9 @@ int get_info(const char* node, const char* service, std::uint64_t flags, const F
   // The first fi_getinfo of the process lets ofi_mrail cut its variables
   // at the first comma: railyard reads them first, to keep them whole.
   env::protect_from_libfabric();
+  // ofi_mrail takes part in calls that name no provider, and in those naming
+  // a core provider it layers over ("net;ofi_mrail").
+  detail::check_ofi_mrail_addresses();
   fi_info* list = nullptr;
   const int rc = fi_getinfo(api_version(), node, service, flags, hints.get(), &list);
   if (rc == 0) {

@@ -36,6 +36,9 @@ class FabricInfo {
 
 // fi_getinfo at the API version railyard was built against. Returns the raw
 // return code so callers can diagnose -FI_ENODATA; `out` is set on success.
+// FI_OFI_MRAIL_ADDR is checked first (ConfigError): libfabric's ofi_mrail
+// provider, which takes part in most calls, aborts the process on a value
+// it cannot convert (detail/ofi_mrail_guard.h).
 [[nodiscard]] int get_info(const char* node, const char* service, std::uint64_t flags,
                            const FabricInfo& hints, FabricInfo& out);
 

@@ -8,6 +8,7 @@
 #include "railyard/bootstrap/bootstrap_options.h"
 #include "railyard/bootstrap/mpi_bootstrap.h"
 #include "railyard/common/detail/log.h"
+#include "railyard/common/error.h"
 #include "railyard/mpi_shim/detail/pending_collectives.h"
 
 namespace railyard::mpi_shim {
@@ -95,6 +96,11 @@ int Shim::start() noexcept {
   }
   if (any) {
     build_world(communicator_options, timeout);
+    if (!refused_.empty()) {
+      log::error("MPI_Init: {}", refused_);
+      PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG);
+      return MPI_ERR_ARG;
+    }
   } else {
     world_entry_.declined = "RAILYARD_MPI_COLLECTIVES=none";
   }
@@ -123,6 +129,13 @@ void Shim::build_world(const comm::CommunicatorOptions& options,
     (void)world_collectives_->allgather({});
     world_entry_.communicator = world_;
     progress_hook_.emplace(&PendingCollectives::progress_turn);
+  } catch (const ConfigError& error) {
+    // A bad or disagreeing setting fails MPI_Init, as a bad variable of the
+    // shim's own does: going on over MPI would hide the mistake.
+    world_.reset();
+    world_collectives_->fail_rounds();
+    world_entry_.declined = fmt::format("railyard is off: {}", error.what());
+    refused_ = error.what();
   } catch (const std::exception& error) {
     // The world's leaving round, then rounds until every rank has failed:
     // they meet the rounds of ranks still building, which then fail too.

@@ -371,9 +371,18 @@ void Endpoint::background_turn() noexcept {
   }
 }
 
+void Endpoint::give_up_when(std::function<bool()> job_failed) {
+  const Lock lock(mutex_);
+  job_failed_ = std::move(job_failed);
+}
+
 void Endpoint::linger() noexcept {
   detail::Core& core = *core_;
-  if (core.options.rail_timeout.count() == 0) {
+  try {
+    if (core.options.rail_timeout.count() == 0 || given_up()) {
+      return;
+    }
+  } catch (...) {
     return;
   }
   try {
@@ -417,8 +426,15 @@ void Endpoint::abandon(Request& request) noexcept {
     core.sender.withdraw(request);
     return;
   }
+  // A peer that failed, or is silent on every path, would only run the
+  // wait out, as would any peer of a job that has failed: such a request is
+  // detached at once.
+  const auto hopeless = [this, &core, &request] {
+    const auto* peer = core.peers.find(request.peer_);
+    return (peer != nullptr && (peer->failed || peer->paused)) || given_up();
+  };
   try {
-    (void)progress_until([&] { return request.done(); }, core.options.post_timeout);
+    (void)progress_until([&] { return request.done() || hopeless(); }, core.options.post_timeout);
   } catch (const std::exception& e) {
     log::error("multi-rail endpoint {:016x}: progressing a request destroyed in flight: {}",
                core.id, e.what());
@@ -433,7 +449,8 @@ void Endpoint::detach(Request& request) noexcept {
   const char* kind = to_string(request.kind_);
   log::warn(
       "multi-rail endpoint {:016x}: a {} request (peer {}, {} bytes) was destroyed in flight and "
-      "did not complete within the post timeout ({} ms): detached",
+      "did not complete (its peer failed or is silent, or within the post timeout of {} ms): "
+      "detached",
       core.id, kind, request.peer_.index, request.capacity_, core.options.post_timeout.count());
   if (request.kind_ == RequestKind::kSend && request.large_) {
     // The peer may still read the buffer, which may be freed: stop it.
@@ -446,9 +463,9 @@ void Endpoint::detach(Request& request) noexcept {
     // receiver waits for it, or the sender for its FIN.
     if (Peer* peer = core.peers.find(request.peer_); peer != nullptr) {
       core.peers.fail(*peer, Status(StatusCode::kUnreachable,
-                                    fmt::format("a {} request was destroyed in flight and did "
-                                                "not complete within {} ms",
-                                                kind, core.options.post_timeout.count())));
+                                    fmt::format("a {} request to it was destroyed in flight, "
+                                                "half sent or received",
+                                                kind)));
     }
     if (request.done()) {
       return;

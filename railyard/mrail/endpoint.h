@@ -157,6 +157,13 @@ class Endpoint {
   // the peer fails when it was its last path.
   [[nodiscard]] Status take_path_down(PeerId id, std::size_t path, std::string_view reason);
 
+  // `job_failed` says whether the job this endpoint serves has failed (its
+  // user learns so from elsewhere, a control plane): once it has, requests
+  // destroyed in flight are detached at once, not progressed up to the post
+  // timeout, and closing waits for no acknowledgement. Set before the
+  // endpoint is used; called holding the endpoint's lock, from any thread.
+  void give_up_when(std::function<bool()> job_failed);
+
   // Progresses every rail once; returns the rail operations completed.
   std::size_t progress();
   // Progresses until done() or the timeout; spins, then blocks on the rails.
@@ -197,6 +204,8 @@ class Endpoint {
   // The parts the endpoint is made of (detail/endpoint_core.h).
   std::unique_ptr<detail::Core> core_;
   std::vector<std::byte> address_;
+  std::function<bool()> job_failed_;  // give_up_when()
+  [[nodiscard]] bool given_up() const { return job_failed_ && job_failed_(); }
   // Registered with the background thread last, removed from it first.
   std::unique_ptr<BackgroundTurn> background_;
 };

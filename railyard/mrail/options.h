@@ -127,10 +127,16 @@ struct Options {
   // messages to a peer with two or more network paths are kept until
   // acknowledged, and a path that fails goes down while what it carried
   // goes over the peer's other paths; a path with work pending that shows
-  // no progress for this long and does not answer a probe counts as
-  // failed. 0 turns failover off: nothing is kept and a failed path fails
-  // its peer. Default: RAILYARD_RAIL_TIMEOUT, 2 s.
+  // no progress for this long and does not answer a probe, while another
+  // path to the peer does, counts as failed. 0 turns failover off: nothing
+  // is kept and a failed path fails its peer. Default:
+  // RAILYARD_RAIL_TIMEOUT, 2 s.
   std::chrono::milliseconds rail_timeout{2000};
+  // A peer silent on every path at once is paused, not cut off: its paths
+  // stay up, and it fails only once silent this long with work pending
+  // (0: never; its operations' own timeouts end the waits). A Communicator
+  // sets its timeout (RAILYARD_TIMEOUT) here.
+  std::chrono::milliseconds peer_timeout{0};
   // How often a path down is probed to bring it back. Default:
   // RAILYARD_RAIL_RETRY, 1 s.
   std::chrono::milliseconds rail_retry{1000};

@@ -1,6 +1,8 @@
 #include "railyard/rail/bind_address.h"
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netdb.h>
 
 #include <algorithm>
@@ -135,6 +137,22 @@ std::string network_of(const sockaddr_storage& address, unsigned prefix) {
   return fmt::format("{}/{}", numeric_host(reinterpret_cast<const sockaddr*>(&masked)), prefix);
 }
 
+// Whether an interface of that name exists, with or without an address:
+// nullopt when none does, else whether it is up.
+std::optional<bool> interface_up(const std::string& name) {
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) {
+    return std::nullopt;
+  }
+  const std::unique_ptr<ifaddrs, decltype(&::freeifaddrs)> owned(list, &::freeifaddrs);
+  for (const ifaddrs* it = list; it != nullptr; it = it->ifa_next) {
+    if (name == it->ifa_name) {
+      return (it->ifa_flags & IFF_UP) != 0;
+    }
+  }
+  return std::nullopt;
+}
+
 std::uint16_t parse_port(std::string_view input, std::string_view spec,
                          std::optional<std::string_view> port) {
   if (!port) {
@@ -221,6 +239,13 @@ BindAddress resolve_bind_address(std::string_view input, std::string_view spec) 
     }
     if (chosen != nullptr) {
       return finish(input, spec, chosen->sockaddr, 0, interfaces);
+    }
+    if (const auto up = interface_up(parts->host)) {
+      throw ConfigError(
+          std::string(input), std::string(spec),
+          fmt::format("interface {} has no IP address to bind a rail to{}; "
+                      "interfaces with one: {}",
+                      parts->host, *up ? "" : " (it is down)", describe_interfaces(interfaces)));
     }
   }
 

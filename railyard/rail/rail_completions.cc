@@ -194,11 +194,13 @@ std::size_t Rail::deliver_error() {
   } else if (entry.err == FI_ECANCELED && !op.cancel_requested_) {
     // Nobody asked for it: the provider dropped the operation with its
     // connection (net cancels every send queued to a peer whose socket
-    // died). The peer is unreachable, not the operation withdrawn.
+    // died). The peer is unreachable, not the operation withdrawn. The
+    // entry's provider error is whatever errno held then: only its own
+    // error number is said.
     message = fmt::format(
         "{} of {} bytes on rail {} was canceled by the provider, which lost its connection to the "
         "peer ({})",
-        to_string(op.kind_), op.posted_length_, name_, text);
+        to_string(op.kind_), op.posted_length_, name_, fi_strerror(entry.err));
     code = StatusCode::kUnreachable;
   } else {
     message = fmt::format("{} of {} bytes on rail {} failed: {} ({})", to_string(op.kind_),

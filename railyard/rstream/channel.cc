@@ -114,6 +114,17 @@ Status Channel::close() {
   return status;
 }
 
+void Channel::drop() noexcept {
+  if (!core_) {
+    return;
+  }
+  locked(*core_, [](detail::ChannelCore& core) {
+    core.drop();
+    return 0;
+  });
+  core_.reset();
+}
+
 int Channel::fd() const { return core_ ? core_->fd() : -1; }
 
 Readiness Channel::readiness() {

@@ -66,6 +66,10 @@ class Channel {
   // Shuts down both ways and releases the connection. The destructor
   // closes too, logging what it cannot report.
   Status close();
+  // Releases the connection at once: bytes still queued are dropped, for a
+  // peer that is stopped or gone and would hold close() to its shutdown
+  // timeout.
+  void drop() noexcept;
 
   // A descriptor that polls readable (POLLIN) when the channel may have
   // become ready: bytes, end of stream, an error, or room to send after a

@@ -232,4 +232,15 @@ Status ChannelCore::close() {
   return result;
 }
 
+void ChannelCore::drop() noexcept {
+  if (closed_) {
+    return;
+  }
+  closed_ = true;
+  if (connected_ && !disconnected_) {
+    disconnected_ = true;
+    endpoint_.shutdown();
+  }
+}
+
 }  // namespace railyard::rstream::detail

@@ -16,6 +16,7 @@
 
 #include "blob_text.h"
 #include "railyard/common/detail/byte_codec.h"
+#include "railyard/common/detail/log.h"
 #include "railyard/common/error.h"
 #include "railyard/rstream/channel.h"
 #include "railyard/rstream/framing.h"
@@ -443,6 +444,47 @@ TEST(RootBootstrap, ARankThatDiesIsNamedToEveryOtherRank) {
   expect_no_errors(errors);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 8s) << "told within the timeout";
   EXPECT_EQ(child.wait(5s), -SIGKILL);
+}
+
+// A job started by hand without a key: the root says so once, at info
+// level, and says nothing when the ranks share one.
+TEST(RootBootstrap, TheRootNotesAJobWithoutAKeyOnce) {
+  const auto level = log::level();
+  log::set_level(log::Level::kInfo);
+  for (const bool keyed : {false, true}) {
+    Job job(2);
+    bootstrap::BootstrapOptions options = job.options();
+    if (!keyed) {
+      options.job_key.clear();
+    }
+    ::testing::internal::CaptureStderr();
+    std::vector<std::exception_ptr> errors(2);
+    std::thread other([&] {
+      try {
+        (void)job.join(1, options);
+      } catch (...) {
+        errors[1] = std::current_exception();
+      }
+    });
+    try {
+      (void)job.join(0, options);
+    } catch (...) {
+      errors[0] = std::current_exception();
+    }
+    other.join();
+    const std::string said = ::testing::internal::GetCapturedStderr();
+    expect_no_errors(errors);
+    const std::string note = "no RAILYARD_JOB_KEY is set";
+    const std::size_t first = said.find(note);
+    if (keyed) {
+      EXPECT_EQ(first, std::string::npos) << said;
+    } else {
+      ASSERT_NE(first, std::string::npos) << said;
+      EXPECT_EQ(said.find(note, first + 1), std::string::npos) << "said twice: " << said;
+      EXPECT_NE(said.find(job.options().root), std::string::npos) << said;
+    }
+  }
+  log::set_level(level);
 }
 
 TEST(BootstrapOptions, BadVariablesAreErrorsNamingThem) {

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -152,6 +154,31 @@ TEST(CApi, PointToPointSplitAndStatus) {
     EXPECT_EQ(none == nullptr, rank == 3);
     EXPECT_RY(railyard_comm_destroy(none));
     EXPECT_RY(railyard_comm_destroy(half));
+  });
+}
+
+// A rank that sits out a collective: the timed-out rank's message names it
+// and the exchange it waited in.
+TEST(CApi, ATimeoutNamesTheRanksItWaitedFor) {
+  const ScopedEnv timeout("RAILYARD_TIMEOUT", "400ms");
+  std::atomic<bool> reported{false};
+  run_c_ranks(2, [&](int rank, railyard_comm_t comm) {
+    if (rank == 1) {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      while (!reported.load() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      return;
+    }
+    std::array<std::int32_t, 4096> data{};
+    EXPECT_EQ(railyard_allreduce(data.data(), data.data(), data.size(), RAILYARD_INT32,
+                                 RAILYARD_SUM, comm),
+              RAILYARD_TIMEOUT);
+    const std::string message = railyard_last_error();
+    EXPECT_NE(message.find("did not finish within 400 ms; at its exchange"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("rank 1"), std::string::npos) << message;
+    reported = true;
   });
 }
 

@@ -2,6 +2,7 @@
 // endpoint on two loopback rails, joined through a root bootstrap.
 #include "railyard/comm/communicator.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "last_messages.h"
+#include "railyard/comm/collectives.h"
 #include "railyard/common/error.h"
 #include "scoped_env.h"
 #include "thread_ranks.h"
@@ -235,6 +237,10 @@ TEST(Communicator, WaitAllTimesOutLeavingEveryRequestAsItWas) {
     } catch (const TimeoutError& error) {
       EXPECT_NE(std::string(error.what()).find("1 of 3 requests"), std::string::npos)
           << error.what();
+      // The pending one is named, with whom it waits for.
+      EXPECT_NE(std::string(error.what()).find(fmt::format("(receive from rank {} (tag 77", other)),
+                std::string::npos)
+          << error.what();
     }
     for (const Request& request : requests) {
       EXPECT_TRUE(request.active()) << "a request was finished by a wait_all that timed out";
@@ -247,6 +253,77 @@ TEST(Communicator, WaitAllTimesOutLeavingEveryRequestAsItWas) {
       EXPECT_FALSE(request.active());
     }
   }));
+}
+
+// A collective that times out says which exchange it was in and which
+// ranks of it had not answered: here the one rank that never called it.
+TEST(Communicator, ACollectiveThatTimesOutNamesTheRanksItWaitedFor) {
+  std::atomic<bool> reported{false};
+  expect_clean(run_ranks(3, [&](Communicator& world) {
+    if (world.rank() == 2) {
+      const auto deadline = std::chrono::steady_clock::now() + 30s;
+      while (!reported.load() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(10ms);
+      }
+      return;
+    }
+    std::vector<float> values(64, 1.0F);
+    Request sum = iallreduce(world, values.data(), values.data(), values.size(), DataType::kFloat32,
+                             ReduceOp::kSum);
+    try {
+      (void)sum.wait(400ms);
+      ADD_FAILURE() << "an allreduce finished without one of its ranks";
+    } catch (const TimeoutError& error) {
+      const std::string what = error.what();
+      EXPECT_NE(what.find("allreduce (context 0) did not finish within 400 ms; at its exchange "),
+                std::string::npos)
+          << what;
+      // Each names the ranks of its step that had not answered: rank 2, or a
+      // rank that itself waits for rank 2.
+      EXPECT_NE(what.find("it was still waiting to "), std::string::npos) << what;
+      EXPECT_NE(what.find(" rank"), std::string::npos) << what;
+    }
+    // Both have looked before rank 2 leaves.
+    int looked = 1;
+    if (world.rank() == 1) {
+      world.send(&looked, sizeof(looked), 0, 3);
+    } else {
+      (void)world.recv(&looked, sizeof(looked), 1, 3);
+      reported = true;
+    }
+  }));
+}
+
+// Settings that must agree across the job, set differently on one rank:
+// every rank is refused as the world forms, with one error naming the
+// variable, the values and the ranks holding each, and nothing hangs.
+TEST(Communicator, RanksThatDisagreeOnAJobWideSettingAreRefusedNamingThem) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto errors = run_ranks(
+      3, [](Communicator&) { ADD_FAILURE() << "a world of ranks that disagree formed"; }, {}, {},
+      [](int rank, CommunicatorOptions& options) {
+        if (rank == 2) {
+          options.algorithms = collectives::AlgorithmTable("RAILYARD_ALGO", "allreduce:0-inf:ring");
+        }
+      });
+  for (const std::string& error : errors) {
+    EXPECT_NE(error.find("RAILYARD_ALGO="), std::string::npos) << error;
+    EXPECT_NE(error.find("expected the same value on every rank"), std::string::npos) << error;
+    EXPECT_NE(error.find("'(unset)' on ranks 0 and 1"), std::string::npos) << error;
+    EXPECT_NE(error.find("'allreduce:0-inf:ring' on rank 2"), std::string::npos) << error;
+  }
+  const auto shm = run_ranks(
+      2, [](Communicator&) { ADD_FAILURE() << "a world of ranks that disagree formed"; }, {}, {},
+      [](int rank, CommunicatorOptions& options) {
+        if (rank == 1) {
+          options.shared_memory = SharedMemoryMode::kOff;
+        }
+      });
+  for (const std::string& error : shm) {
+    EXPECT_NE(error.find("RAILYARD_SHM="), std::string::npos) << error;
+    EXPECT_NE(error.find("'off' on rank 1"), std::string::npos) << error;
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 20s);
 }
 
 TEST(Communicator, DupAndSplitTrafficNeverMatchesTheParents) {

@@ -135,7 +135,8 @@ TEST(RankCard, AMalformedLayoutNamesTheRankAndTheFault) {
   EXPECT_NE(error.find("2147483647 NICs"), std::string::npos) << error;
   // A layout flag that is neither 0 nor 1.
   bootstrap::Blob bad_flag = encode(card_on("node7", false));
-  bad_flag.back() = std::byte{7};
+  // The machine flag, before the settings' count (0 here).
+  bad_flag[bad_flag.size() - 2] = std::byte{7};
   EXPECT_NE(decode_error(bad_flag, 1).find("machine flag of 7"), std::string::npos)
       << decode_error(bad_flag, 1);
 }

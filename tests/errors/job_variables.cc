@@ -119,17 +119,20 @@ std::vector<BadInput> job_variables() {
       variable(kShim, "RAILYARD_MPI_MIN_BYTES", "-1", "expected a byte count", read_shim),
       variable(kShim, "RAILYARD_MPI_VERBOSE", "3", "expected an integer from 0 to 2", read_shim),
   };
-  // The library reads the log's level once, when it first logs, and can only
-  // warn; railyard-bench checks it first and refuses to start.
+  // The log's level is refused where the library starts, once, with no
+  // warning before it that another level was taken instead.
   inputs.push_back(BadInput{.kind = kShim,
                             .input = "RAILYARD_LOG",
                             .value = "loud",
                             .expected = "expected one of error, warn, info, debug, trace or off",
                             .refuse =
                                 [] {
-                                  return tool_refusal(RAILYARD_BENCH_PATH,
-                                                      {"barrier", "-n", "1", "-w", "0"},
-                                                      {{"RAILYARD_LOG", "loud"}});
+                                  std::string refusal = tool_refusal(
+                                      RAILYARD_BENCH_PATH, {"barrier", "-n", "1", "-w", "0"},
+                                      {{"RAILYARD_LOG", "loud"}});
+                                  return refusal.find("logging at") == std::string::npos
+                                             ? refusal
+                                             : "it warned of another level before refusing";
                                 },
                             .input_in_message = {},
                             .value_in_message = {},

@@ -1,13 +1,35 @@
 // Bad command-line flags of the installed tools and the benchmarks. Each
 // tool runs as its own process, as a user would start it, and must exit
 // with a failure status and a message on stderr.
+#include <chrono>
 #include <string>
 #include <vector>
 
 #include "bad_input.h"
+#include "child_output.h"
 
 namespace railyard::testing {
 namespace {
+
+// A refused flag exits 2 (as a launcher's usage error does) with a line
+// that starts with the tool's name; anything else counts as not refused.
+std::string usage_refusal(const std::string& tool, const std::string& name,
+                          const std::vector<std::string>& arguments) {
+  std::vector<std::string> argv{tool};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  ChildOutput output = run_program(std::move(argv), {}, std::chrono::seconds(30));
+  if (output.status == 0) {
+    return {};
+  }
+  const std::string prefix = name + ": ";
+  if (output.status != 2 || output.err.rfind(prefix, 0) != 0) {
+    return "exit status " + std::to_string(output.status) +
+           ", expected 2 and a first line "
+           "starting with '" +
+           prefix + "'";
+  }
+  return std::move(output.err);
+}
 
 BadInput flag(const char* tool, std::string input, std::string value, std::string expected,
               std::vector<std::string> arguments) {
@@ -17,10 +39,33 @@ BadInput flag(const char* tool, std::string input, std::string value, std::strin
       .input = std::move(input),
       .value = std::move(value),
       .expected = std::move(expected),
-      .refuse = [tool, arguments = std::move(arguments)] { return tool_refusal(tool, arguments); },
+      .refuse = [tool, name,
+                 arguments = std::move(arguments)] { return usage_refusal(tool, name, arguments); },
       .input_in_message = {},
       .value_in_message = {},
       .secret = {}};
+}
+
+// A flag whose value is taken but fails when the tool uses it (a provider
+// this machine lacks): an error naming it, not a usage error.
+BadInput failing(BadInput input, const char* tool, std::vector<std::string> arguments) {
+  input.refuse = [tool, arguments = std::move(arguments)] { return tool_refusal(tool, arguments); };
+  return input;
+}
+
+// A program that cannot be started: the shell's status 127, not a usage error.
+BadInput unstartable(const char* tool, std::string program) {
+  return BadInput{.kind = "Command-line flags: railyard-run",
+                  .input = "program",
+                  .value = program,
+                  .expected = "No such file",
+                  .refuse =
+                      [tool, program] {
+                        return tool_refusal(tool, {"-n", "2", program});
+                      },
+                  .input_in_message = {},
+                  .value_in_message = {},
+                  .secret = {}};
 }
 
 }  // namespace
@@ -48,6 +93,10 @@ std::vector<BadInput> tool_flags() {
       flag(kBench, "--warmup_iters", "-1", "not in range 0 to", {"allreduce", "-w", "-1"}),
       flag(kBench, "--check", "2", "not in range 0 to 1", {"allreduce", "-c", "2"}),
       flag(kBench, "-r", "-2", "expected a rank", {"bcast", "-r", "-2"}),
+      flag(kBench, "operation", "", "operation is required", {"-n", "2"}),
+      flag(kBench, "--bogus", "", "not expected: --bogus", {"allreduce", "--bogus"}),
+      flag(kBench, "-e", "2", "the smallest allreduce of float on 1 ranks is 4 bytes",
+           {"allreduce", "-b", "1", "-e", "2"}),
       flag(kRun, "--np", "0", "not in range 1 to 4096", {"-n", "0", "true"}),
       flag(kRun, "--timeout", "soon", "expected a duration",
            {"-n", "2", "--timeout", "soon", "true"}),
@@ -56,8 +105,7 @@ std::vector<BadInput> tool_flags() {
       flag(kRun, "--rails", "some", "expected 'nearest', 'all' or a rail count",
            {"-n", "2", "--rails", "some", "true"}),
       flag(kRun, "program", "", "expected a program to run", {"-n", "2"}),
-      flag(kRun, "program", "/nonexistent/program", "No such file",
-           {"-n", "2", "/nonexistent/program"}),
+      unstartable(kRun, "/nonexistent/program"),
       flag(kInfo, "--local-size", "0", "not in range 1 to 4096", {"--local-size", "0"}),
       flag(kInfo, "--binding", "sideways", "{none,core,numa}", {"--binding", "sideways"}),
       flag(kInfo, "--topology", "/nonexistent/topology.xml", "expected an hwloc XML",
@@ -76,8 +124,9 @@ std::vector<BadInput> tool_flags() {
       flag(kMrailBench, "--window", "0", "not in range 1 to 1024", {"--window", "0"}),
       flag(kMrailBench, "--bind", "0,0", "expected none or two distinct CPUs", {"--bind", "0,0"}),
       flag(kPingpong, "--rails", "", "without empty entries", {"--rails", ""}),
-      named_as(flag(kPingpong, "--provider", "carrier-pigeon", "providers offering FI_EP_RDM here",
-                    {"--provider", "carrier-pigeon"}),
+      named_as(failing(flag(kPingpong, "--provider", "carrier-pigeon",
+                            "providers offering FI_EP_RDM here", {}),
+                       kPingpong, {"--provider", "carrier-pigeon"}),
                "no libfabric provider is named"),
       flag(kPingpong, "--max-size", "2g", "up to 1g", {"--max-size", "2g"}),
       shown_as(flag(kRstreamBench, "--sizes", "64,x", "expected a byte count", {"--sizes", "64,x"}),

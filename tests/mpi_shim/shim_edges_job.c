@@ -10,6 +10,11 @@
  *                          every rank must get an error code back (run with
  *                          RAILYARD_TIMEOUT set), whose text MPI_Error_string
  *                          gives (exit 0 when all did).
+ *   shim_edges_job timeout with MPI_ERRORS_RETURN, the last rank sits out
+ *                          a large MPI_Allreduce: the others' error strings
+ *                          (run with RAILYARD_TIMEOUT set) must say what the
+ *                          collective was waiting for, naming that rank
+ *                          (exit 0 when they do).
  *   shim_edges_job progress
  *                          non-blocking collectives completed only by MPI's
  *                          own progress: an MPI_Iallreduce waited for with
@@ -62,6 +67,31 @@ int main(int argc, char** argv) {
     }
     MPI_Finalize();
     return all_failed ? 0 : 1;
+  }
+  if (argc > 1 && strcmp(argv[1], "timeout") == 0) {
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    enum { kCount = 1 << 18 };
+    int* data = calloc(kCount, sizeof(int));
+    int ok = 1;
+    if (rank == size - 1) {
+      sleep(4); /* past the others' RAILYARD_TIMEOUT */
+    } else {
+      const int rc = MPI_Allreduce(MPI_IN_PLACE, data, kCount, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+      char text[MPI_MAX_ERROR_STRING];
+      int length = 0;
+      MPI_Error_string(rc, text, &length);
+      char last[32];
+      snprintf(last, sizeof(last), "rank %d", size - 1);
+      fprintf(stderr, "rank %d: MPI_Allreduce returned %d: %s\n", rank, rc, text);
+      ok = rc != MPI_SUCCESS && strstr(text, "did not finish within") != NULL &&
+           strstr(text, "at its exchange") != NULL && (rank != 0 || strstr(text, last) != NULL);
+    }
+    free(data);
+    if (rank == 0) {
+      printf("the timeouts named whom they waited for: %s\n", ok ? "yes" : "no");
+    }
+    MPI_Finalize();
+    return ok ? 0 : 1;
   }
   if (argc > 1 && strcmp(argv[1], "progress") == 0) {
     enum { kCount = 1 << 16 };

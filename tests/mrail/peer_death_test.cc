@@ -199,12 +199,14 @@ TEST(PeerDeath, ADeadPeersQueuedTrafficDoesNotHoldUpOthers) {
 
 // A large message to a peer that dies before it posts the receive: the
 // request-to-send went through, and nothing more is sent until the peer's
-// FIN, so no provider error ever comes. With one path (no failover to
-// number anything) the send must still end, when the silent peer answers
-// no probe, instead of waiting forever.
+// FIN, so no provider error ever comes. Silence alone cannot tell a dead
+// peer from a paused one (paused_peer_test.cc): the send must still end,
+// once the peer has answered no probe for the peer timeout, instead of
+// waiting forever.
 TEST(PeerDeath, ALargeSendToAPeerThatDiesBeforeReadingItFails) {
   auto options = testing::endpoint_options(1, "-1:fixed");
   options.rail_timeout = std::chrono::milliseconds(500);
+  options.peer_timeout = std::chrono::milliseconds(2000);
   ForkedPeer child = connected_child(options, 1);
   Endpoint endpoint(options);
   const PeerId peer = connect_to(endpoint, child, 1);

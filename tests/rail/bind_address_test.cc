@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 
 #include "railyard/common/error.h"
 
@@ -30,6 +35,30 @@ TEST(BindAddress, AcceptsEveryForm) {
 
   const auto by_name = resolve_bind_address("test", "localhost");
   EXPECT_EQ(by_name.interface, "lo");
+}
+
+// An interface that exists but has no address (a new network namespace's
+// loopback, down) is named as such, not as an unknown name.
+TEST(BindAddress, AnInterfaceWithoutAddressIsSaidToBeSo) {
+  if (::geteuid() != 0) {
+    GTEST_SKIP() << "a network namespace of its own needs root";
+  }
+  EXPECT_EXIT(
+      {
+        if (::unshare(CLONE_NEWNET) != 0) {
+          std::fputs("unshare failed", stderr);
+          std::_Exit(2);
+        }
+        try {
+          (void)resolve_bind_address("FI_OFI_MRAIL_ADDR", "lo");
+        } catch (const ConfigError& error) {
+          std::fputs(error.what(), stderr);
+          std::_Exit(0);
+        }
+        std::_Exit(1);
+      },
+      ::testing::ExitedWithCode(0),
+      "interface lo has no IP address to bind a rail to \\(it is down\\)");
 }
 
 TEST(BindAddress, AcceptsIpv6WhenTheHostHasIt) {

@@ -6,6 +6,8 @@
 
 #include "rail_pair.h"
 #include "railyard/common/error.h"
+#include "railyard/fabric/info.h"
+#include "railyard/rail/provider_selection.h"
 #include "railyard/rail/rail.h"
 #include "scoped_env.h"
 
@@ -162,6 +164,34 @@ TEST(RailErrors, ASliceOutsideItsRegionIsRefused) {
   EXPECT_NE(message.find("slice [60, +5) falls outside the 64-byte registered region"),
             std::string::npos)
       << message;
+}
+
+// libfabric 1.17's ofi_mrail aborts the process (a double free) in any
+// fi_getinfo it takes part in (most: it layers over net) when
+// FI_OFI_MRAIL_ADDR lists an entry after the first that it cannot convert.
+// Every fi_getinfo railyard makes refuses such a value first.
+TEST(RailErrors, NoRailyardFiGetinfoMeetsOfiMrailWithAnAddressItWouldAbortOn) {
+  for (const char* value : {"lo,no_such_if0", "127.0.0.1,no_such_if0", "lo,", "lo,,lo",
+                            "lo,127.0.0.1:5000", "127.0.0.1,fi_sockaddr_in://bogus"}) {
+    const ScopedEnv addresses("FI_OFI_MRAIL_ADDR", value);
+    for (const char* provider : {"", "net", "ofi_mrail"}) {
+      auto hints = fabric::FabricInfo::allocate();
+      if (*provider != '\0') {
+        hints.set_provider(provider);
+      }
+      fabric::FabricInfo found;
+      const std::string message = message_of<ConfigError>(
+          [&] { (void)fabric::get_info(nullptr, nullptr, 0, hints, found); });
+      EXPECT_NE(message.find(std::string("FI_OFI_MRAIL_ADDR='") + value + "' is invalid"),
+                std::string::npos)
+          << provider << ": " << message;
+      EXPECT_NE(message.find("libfabric's ofi_mrail provider takes every entry"), std::string::npos)
+          << provider << ": " << message;
+    }
+  }
+  // A list ofi_mrail converts whole is passed on.
+  const ScopedEnv good("FI_OFI_MRAIL_ADDR", "lo,127.0.0.1");
+  EXPECT_FALSE(list_rdm_providers().empty());
 }
 
 }  // namespace

@@ -249,6 +249,15 @@ TEST(RailFork, SendsTheProviderDropsWithTheirConnectionFailAsUnreachable) {
   EXPECT_TRUE(std::any_of(sends.begin(), sends.end(), [](const auto& s) {
     return s->status().message().find("canceled by the provider") != std::string::npos;
   })) << sends.back()->status().to_string();
+  // The provider's own error, not an errno left over from another call.
+  for (const auto& send : sends) {
+    const std::string& message = send->status().message();
+    if (message.find("canceled by the provider") != std::string::npos) {
+      EXPECT_NE(message.find("lost its connection to the peer (Operation canceled)"),
+                std::string::npos)
+          << message;
+    }
+  }
 }
 
 // An inject has no operation to carry an error: once deferred, its failure

@@ -23,11 +23,12 @@ namespace railyard::testing {
 // Runs body(communicator) on `size` threads, one rank each; returns each
 // rank's exception text ("" when it returned).
 // With `host_of`, rank r says it runs on host host_of(r)
-// (CommunicatorOptions::host_id), so threads stand for ranks of several hosts.
-inline std::vector<std::string> run_ranks(int size,
-                                          const std::function<void(comm::Communicator&)>& body,
-                                          comm::CommunicatorOptions options = {},
-                                          const std::function<int(int)>& host_of = {}) {
+// (CommunicatorOptions::host_id), so threads stand for ranks of several hosts;
+// with `adjust`, rank r's options are changed by adjust(r, options).
+inline std::vector<std::string> run_ranks(
+    int size, const std::function<void(comm::Communicator&)>& body,
+    comm::CommunicatorOptions options = {}, const std::function<int(int)>& host_of = {},
+    const std::function<void(int, comm::CommunicatorOptions&)>& adjust = {}) {
   const ScopedEnv rails("FI_OFI_MRAIL_ADDR", "127.0.0.1,127.0.0.2");
   rstream::Listener listener("127.0.0.1:0");
   bootstrap::BootstrapOptions bootstrap;
@@ -43,6 +44,9 @@ inline std::vector<std::string> run_ranks(int size,
         comm::CommunicatorOptions mine = options;
         if (host_of) {
           mine.host_id = "thread-host-" + std::to_string(host_of(rank));
+        }
+        if (adjust) {
+          adjust(rank, mine);
         }
         comm::Communicator world = comm::Communicator::world(
             mine,

@@ -295,6 +295,19 @@ TEST(RailyardRun, BadCommandLinesAreRefusedNamingTheInput) {
       << outcome.err;
 }
 
+// `--` ends the launcher's options, as for mpirun and srun; a later `--`
+// is the program's.
+TEST(RailyardRun, DoubleDashEndsTheOptions) {
+  Outcome outcome = launch(
+      {"-n", "2", "--", "sh", "-c", "echo rank $RAILYARD_RANK args \"$*\"", "sh", "--", "x"});
+  ASSERT_EQ(outcome.status, 0) << outcome.err;
+  EXPECT_NE(outcome.out.find("[0] rank 0 args -- x\n"), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.out.find("[1] rank 1 args -- x\n"), std::string::npos) << outcome.out;
+  outcome = launch({"-n", "2", "--"});
+  EXPECT_NE(outcome.status, 0);
+  EXPECT_NE(outcome.err.find("expected a program to run"), std::string::npos) << outcome.err;
+}
+
 TEST(RailyardRun, BindCoreGivesEachRankItsOwnCpus) {
   if (std::thread::hardware_concurrency() < 2) {
     GTEST_SKIP() << "binding two ranks apart needs two CPUs";

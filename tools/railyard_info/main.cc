@@ -9,6 +9,7 @@
 
 #include "algorithm_report.h"
 #include "machine_report.h"
+#include "tools/support/command_line.h"
 #include "tools/support/tool_main.h"
 
 namespace {
@@ -31,7 +32,9 @@ int run(int argc, char** argv) {
   app.add_flag("--json", json, "print the report as JSON");
   app.add_flag("--algorithms", algorithms,
                "list the collective algorithms and RAILYARD_ALGO's overrides instead");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto status = railyard::tools::parse_command_line(app, argc, argv, "railyard-info: ")) {
+    return *status;
+  }
   if (algorithms) {
     const auto report = railyard::info::algorithm_report();
     fmt::print("{}", json ? report.dump(2) + "\n" : railyard::info::render_algorithms(report));

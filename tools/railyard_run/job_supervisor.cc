@@ -26,6 +26,10 @@ using Clock = std::chrono::steady_clock;
 // How long output still held open after every rank ended (by something a
 // rank started and detached from its group) is read before giving up on it.
 constexpr std::chrono::milliseconds kDrainLimit{1000};
+// After a rank fails, how long the others have to end by themselves: a rank
+// that failed tells the rest through the control plane, and each says
+// what it saw (whom it waited for) before it leaves.
+constexpr std::chrono::milliseconds kReportTime{1000};
 
 template <typename... Args>
 void say(fmt::format_string<Args...> format, Args&&... args) {
@@ -101,6 +105,12 @@ class Supervisor {
     while (true) {
       reap();
       const auto now = Clock::now();
+      if (report_until_ && now >= *report_until_ && !stopping_) {
+        if (running() > 0) {
+          say("stopping the other {} rank(s)", running());
+        }
+        stop(*first_failure_);
+      }
       if (deadline_ && now >= *deadline_ && !stopping_) {
         say("the job ran past its --timeout of {} ms; stopping {} rank(s)",
             options_.timeout->count(), running());
@@ -152,13 +162,13 @@ class Supervisor {
         continue;
       }
       const int status = *rank->status();
-      if (status == 0 || stopping_) {
+      if (status == 0 || stopping_ || first_failure_) {
         continue;
       }
       first_failure_ = status;
-      say("rank {} {}; stopping the other {} rank(s)", rank->rank(), rank->how_it_ended(),
-          running());
-      stop(status);
+      say("rank {} {}; the other {} rank(s) have {} ms to end by themselves", rank->rank(),
+          rank->how_it_ended(), running(), kReportTime.count());
+      report_until_ = Clock::now() + kReportTime;
     }
   }
 
@@ -172,6 +182,9 @@ class Supervisor {
     for (const auto& rank : ranks_) {
       if (rank->running()) {
         rank->signal_group(SIGTERM);
+        // A stopped rank (a debugger, kill -STOP) acts on it only once
+        // continued.
+        rank->signal_group(SIGCONT);
       }
     }
   }
@@ -190,6 +203,9 @@ class Supervisor {
     const auto earliest = [&at](Clock::time_point when) { at = at ? std::min(*at, when) : when; };
     if (deadline_ && !stopping_) {
       earliest(*deadline_);
+    }
+    if (report_until_ && !stopping_) {
+      earliest(*report_until_);
     }
     if (stopping_ && !killed_) {
       earliest(kill_at_);
@@ -274,6 +290,7 @@ class Supervisor {
   Clock::time_point kill_at_{};
   std::optional<Clock::time_point> ended_at_;
   std::optional<int> first_failure_;
+  std::optional<Clock::time_point> report_until_;  // set by the first failure
   int stop_status_ = 0;
 };
 

@@ -1,8 +1,9 @@
 // Runs a job's ranks to the end: forwards their output with rank prefixes,
 // reaps them, and stops them all (SIGTERM to each rank's process group,
-// SIGKILL after the grace period) when one fails, at the timeout, or when
-// the launcher is interrupted (SIGINT, SIGTERM, SIGHUP). Every process is
-// reaped before it returns: none is left behind.
+// SIGKILL after the grace period) when one fails (after a second in which
+// the others may end by themselves, saying what they saw), at the timeout,
+// or when the launcher is interrupted (SIGINT, SIGTERM, SIGHUP). Every
+// process is reaped before it returns: none is left behind.
 #pragma once
 
 #include <vector>

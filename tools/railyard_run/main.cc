@@ -22,6 +22,7 @@
 #include "railyard/topology/hwloc_topology.h"
 #include "railyard/topology/machine_layout.h"
 #include "railyard/topology/rail_mapping.h"
+#include "tools/support/command_line.h"
 #include "tools/support/free_port.h"
 #include "tools/support/tool_main.h"
 
@@ -72,13 +73,15 @@ int run(int argc, char** argv) {
                  "seconds); default: no limit");
   app.add_flag("-v,--verbose", verbose, "say on stderr where the root is and where ranks run");
   app.prefix_command();  // the program and its arguments start at the first positional
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& error) {
-    // --help exits 0; a usage error exits 2, as other launchers' do.
-    return app.exit(error) == 0 ? 0 : 2;
+  // --help exits 0; a usage error exits 2, as other launchers' do.
+  if (const auto status = railyard::tools::parse_command_line(app, argc, argv, "railyard-run: ")) {
+    return *status;
   }
   options.command = app.remaining();
+  // `--` ends the launcher's options, as it does for mpirun and srun.
+  if (!options.command.empty() && options.command.front() == "--") {
+    options.command.erase(options.command.begin());
+  }
   if (options.command.empty()) {
     throw railyard::ConfigError("program", "", "expected a program to run after the options");
   }

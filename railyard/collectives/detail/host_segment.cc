@@ -167,6 +167,14 @@ bool HostSegment::Barrier::ready() const noexcept {
   return true;
 }
 
+void HostSegment::Barrier::behind(std::vector<int>& ranks) const {
+  for (int rank = 0; rank < segment_->ranks_; ++rank) {
+    if (epoch_of(segment_->line(lane_, rank)).load(std::memory_order_acquire) < epoch_) {
+      ranks.push_back(rank);
+    }
+  }
+}
+
 void HostSegment::begin(const char* collective) {
   if (in_call_) {
     throw Error(fmt::format(

@@ -112,6 +112,8 @@ class HostSegment {
     Barrier(const HostSegment& segment, int lane, std::uint64_t epoch) noexcept
         : segment_(&segment), lane_(lane), epoch_(epoch) {}
     [[nodiscard]] bool ready() const noexcept override;
+    // The segment's ranks that have not reached it.
+    void behind(std::vector<int>& ranks) const override;
 
    private:
     const HostSegment* segment_;

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "railyard/comm/detail/tag_layout.h"
 #include "railyard/comm/detail/world.h"
 #include "railyard/common/detail/log.h"
@@ -22,26 +26,83 @@ std::string describe(const Operation& operation) {
   return fmt::format("{} {} ({}, context {})", what, peer, tag, operation.group->context);
 }
 
+// "rank 1", "ranks 1 and 3", "ranks 1, 2 and 3", "any rank".
+std::string rank_list(std::vector<int> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  if (!ranks.empty() && ranks.front() < 0) {
+    return "any rank";
+  }
+  std::string out = ranks.size() == 1 ? "rank " : "ranks ";
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    out += fmt::format("{}{}", i == 0 ? "" : (i + 1 == ranks.size() ? " and " : ", "), ranks[i]);
+  }
+  return out;
+}
+
+// What a collective that timed out was still waiting for: its exchange
+// (its sets of transfers, counted from 1) and the ranks of that exchange it
+// had not heard from or not reached, so the message names who held it up.
+std::string stalled_on(const Operation& operation) {
+  if (!operation.collective) {
+    return {};
+  }
+  collectives::CollectiveTask::Stall stall;
+  operation.collective.stalled_on(stall);
+  std::vector<std::string> parts;
+  if (!stall.receiving_from.empty()) {
+    parts.push_back("to receive from " + rank_list(stall.receiving_from));
+  }
+  if (!stall.sending_to.empty()) {
+    parts.push_back("to send to " + rank_list(stall.sending_to));
+  }
+  if (stall.on_shared_memory) {
+    parts.push_back(
+        stall.behind_on_host.empty()
+            ? std::string("for the other ranks of this host to reach the same step in shared "
+                          "memory")
+            : fmt::format("for {} of this host's shared segment (numbered on the host) to reach "
+                          "the same step",
+                          rank_list(stall.behind_on_host)));
+  }
+  if (parts.empty()) {
+    return {};
+  }
+  std::string what = parts.front();
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    what += " and " + parts[i];
+  }
+  return fmt::format("; at its exchange {} it was still waiting {}", stall.exchange, what);
+}
+
 // The typed error of a failed operation whose status is `status`.
 [[noreturn]] void throw_failed(const Operation& operation, const Status& status,
                                std::uint64_t message_length) {
   const railyard::Status& error = status.error;
   switch (error.code()) {
-    case StatusCode::kTruncated:
-      throw UsageError(fmt::format(
+    case StatusCode::kTruncated: {
+      const std::string message = fmt::format(
           "a message of {} bytes from rank {} (tag {}) is longer than the receive buffer of {} "
           "bytes; the buffer holds its first {} bytes",
-          message_length, status.source, status.tag, operation.capacity, status.bytes));
-    case StatusCode::kTimedOut:
-      throw TimeoutError(fmt::format("{} failed: {}", describe(operation), error.message()));
+          message_length, status.source, status.tag, operation.capacity, status.bytes);
+      operation.world->note_error(message);
+      throw UsageError(message);
+    }
+    case StatusCode::kTimedOut: {
+      const std::string message =
+          fmt::format("{} failed: {}", describe(operation), error.message());
+      operation.world->note_error(message);
+      throw TimeoutError(message);
+    }
     case StatusCode::kInvalidArgument:
       throw UsageError(fmt::format("{} failed: {}", describe(operation), error.message()));
     default:
       break;
   }
   const int peer = operation.receive ? status.source : operation.peer;
-  throw RemoteError(peer >= 0 ? std::optional<int>(peer) : std::nullopt,
-                    fmt::format("{} failed: {}", describe(operation), error.to_string()));
+  const std::string message = fmt::format("{} failed: {}", describe(operation), error.to_string());
+  operation.world->note_unreachable(message);
+  throw RemoteError(peer >= 0 ? std::optional<int>(peer) : std::nullopt, message);
 }
 
 }  // namespace
@@ -65,11 +126,11 @@ void started_or_failed(const railyard::Status& started, const char* what, int pe
 
 }  // namespace
 
-Operation::Operation(std::shared_ptr<const Group> group_held, bool is_receive, int peer_rank,
+Operation::Operation(std::shared_ptr<const Group> group_held, bool receiving, int peer_rank,
                      int user_tag, std::size_t buffer_bytes) noexcept
     : group(std::move(group_held)),
       world(group->world.get()),
-      receive(is_receive),
+      receive(receiving),
       peer(peer_rank),
       tag(user_tag),
       capacity(buffer_bytes) {}
@@ -100,10 +161,13 @@ void post(Operation& operation, void* data, std::size_t bytes, std::uint64_t wir
       rank == kAnySource
           ? mrail::kAnySource
           : operation.world->peer(operation.group->members[static_cast<std::size_t>(rank)]);
-  started_or_failed(operation.receive
-                        ? endpoint.recv(operation.request, peer, data, bytes, wire, ignore)
-                        : endpoint.send(operation.request, peer, data, bytes, wire),
-                    what, rank);
+  const railyard::Status started =
+      operation.receive ? endpoint.recv(operation.request, peer, data, bytes, wire, ignore)
+                        : endpoint.send(operation.request, peer, data, bytes, wire);
+  if (!started.ok() && started.code() != StatusCode::kInvalidArgument) {
+    operation.world->note_unreachable(fmt::format("{}: {}", what, started.to_string()));
+  }
+  started_or_failed(started, what, rank);
 }
 
 void complete(const Operation& operation, Status& status) {
@@ -128,6 +192,10 @@ void complete(const Operation& operation, Status& status) {
   }
 }
 
+std::string describe_pending(const Operation& operation) {
+  return describe(operation) + stalled_on(operation);
+}
+
 void await(Operation& operation, std::chrono::milliseconds timeout, const char* afterwards) {
   // A small blocking send has usually completed as it was posted (an
   // inject): it returns without a turn of polling, which costs a system
@@ -143,8 +211,10 @@ void await(Operation& operation, std::chrono::milliseconds timeout, const char* 
                         ? world.progress_until([waited] { return waited->done(); }, timeout)
                         : world.wait(operation.request, timeout);
   if (!done) {
-    throw TimeoutError(fmt::format("{} did not finish within {} ms{}", describe(operation),
-                                   timeout.count(), afterwards));
+    const std::string message = fmt::format("{} did not finish within {} ms{}", describe(operation),
+                                            timeout.count(), stalled_on(operation));
+    world.note_error(message);
+    throw TimeoutError(message + afterwards);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "railyard/collectives/task.h"
 #include "railyard/collectives/transfer.h"
@@ -20,7 +21,7 @@ namespace railyard::comm::detail {
 struct Operation final : collectives::Transfer::State {
   // A constructor of its own, so that making one does not zero the
   // endpoint's request before that request's constructor runs.
-  Operation(std::shared_ptr<const Group> group_held, bool is_receive, int peer_rank, int user_tag,
+  Operation(std::shared_ptr<const Group> group_held, bool receiving, int peer_rank, int user_tag,
             std::size_t buffer_bytes) noexcept;
 
   // The one reference an operation takes: every message takes and drops
@@ -47,6 +48,8 @@ struct Operation final : collectives::Transfer::State {
   // A collective's transfer, finished: the bytes it moved (throws the
   // typed error of a failed one).
   std::size_t finish() override;
+  [[nodiscard]] int transfer_peer() const noexcept override { return peer; }
+  [[nodiscard]] bool is_receive() const noexcept override { return receive; }
   // Logs why a released operation failed, if it did.
   void log_failure() const noexcept;
 };
@@ -62,6 +65,10 @@ void complete(const Operation& operation, Status& status);
 // Waits until `operation` finishes, up to `timeout`: TimeoutError naming it,
 // then `afterwards`, when the time passes.
 void await(Operation& operation, std::chrono::milliseconds timeout, const char* afterwards);
+// An unfinished operation and whom it waits for: "receive from rank 2 (tag
+// 5, context 0)", "allreduce (context 0); at its exchange 3 it was still
+// waiting to receive from rank 1".
+[[nodiscard]] std::string describe_pending(const Operation& operation);
 // How long a wait given no timeout waits: the communicator's timeout, else
 // without end.
 [[nodiscard]] std::chrono::milliseconds wait_timeout(const Operation& operation) noexcept;

@@ -4,6 +4,7 @@
 
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "railyard/common/detail/byte_codec.h"
 #include "railyard/common/error.h"
@@ -28,6 +29,11 @@ bootstrap::Blob encode(const RankCard& card) {
   writer.u8(card.machine ? 1 : 0);
   if (card.machine) {
     encode(writer, *card.machine);
+  }
+  writer.u8(card.settings.size());
+  for (const JobSetting& setting : card.settings) {
+    writer.string16(setting.name);
+    writer.string16(setting.value);
   }
   return out;
 }
@@ -68,6 +74,13 @@ RankCard decode_rank_card(std::span<const std::byte> blob, int rank) {
                       "layout: {}",
                       rank, blob.size(), error));
     }
+  }
+  const std::uint8_t settings = reader.u8();
+  for (std::uint8_t i = 0; i < settings && !reader.failed(); ++i) {
+    JobSetting setting;
+    setting.name = reader.string16();
+    setting.value = reader.string16();
+    card.settings.push_back(std::move(setting));
   }
   if (reader.failed() || reader.remaining() != 0 || card.host.empty()) {
     throw Error(fmt::format("rank {}'s rank card of {} bytes is malformed", rank, blob.size()));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <exception>
 #include <mutex>
 #include <set>
 #include <string>
@@ -89,10 +90,20 @@ World::World(std::unique_ptr<bootstrap::Bootstrap> bootstrap, CommunicatorOption
       setup_timeout_(setup_timeout),
       bootstrap_(std::move(bootstrap)) {
   const std::vector<RankCard> cards = decode_cards(*bootstrap_);
+  {
+    std::vector<std::vector<JobSetting>> settings;
+    settings.reserve(cards.size());
+    for (const RankCard& card : cards) {
+      settings.push_back(card.settings);
+    }
+    check_job_settings_agree(settings, rank());
+  }
   host_ = host_peers(cards, rank());
   host_index_ = host_indexes(cards);
   auto endpoint_options = mrail::Options::from_environment(rails_for_rank(cards, host_));
   fit_waits_to_host(endpoint_options.wait, cards, host_);
+  // A peer silent on every path is waited for as long as an operation waits.
+  endpoint_options.peer_timeout = options_.timeout.value_or(std::chrono::milliseconds(0));
   endpoint_options.host_rail =
       host_rail_for(options_.shared_memory, host_, cards[static_cast<std::size_t>(rank())].host);
   if (endpoint_options.host_rail && options_.shm_prefault) {
@@ -100,6 +111,10 @@ World::World(std::unique_ptr<bootstrap::Bootstrap> bootstrap, CommunicatorOption
   }
   steps.mark("rail mapping");
   endpoint_ = std::make_unique<mrail::Endpoint>(std::move(endpoint_options));
+  // Once the control plane says the job failed, what unwinds waits for no
+  // peer (requests dropped in flight, the endpoint's closing).
+  endpoint_->give_up_when(
+      [bootstrap = bootstrap_.get()] { return bootstrap->failure().has_value(); });
   endpoint_->set_outside_work(&outside_work_);
   steps.mark("endpoint");
   const std::vector<bootstrap::Blob> addresses =
@@ -136,10 +151,48 @@ World::World(std::unique_ptr<bootstrap::Bootstrap> bootstrap, CommunicatorOption
   }
 }
 
+void World::note_unreachable(const std::string& message) noexcept {
+  try {
+    const std::scoped_lock lock(unreachable_mutex_);
+    if (unreachable_.empty()) {
+      unreachable_ = message;
+    }
+  } catch (...) {
+  }
+}
+
+void World::note_error(const std::string& message) noexcept {
+  try {
+    const std::scoped_lock lock(unreachable_mutex_);
+    last_error_ = message;
+  } catch (...) {
+  }
+}
+
 World::~World() {
-  // The ranks leave together, so no rank closes its rails while a peer
-  // still reads a message from them (a rendezvous, the last eager bytes).
-  if (!bootstrap_->failure()) {
+  // A rank leaving after a peer could not be reached, or with an exception
+  // unwinding its stack, would wait in the last barrier for ranks that may
+  // be waiting for it: it tells them instead, so the job ends now.
+  std::string broken;
+  std::string last_error;
+  {
+    const std::scoped_lock lock(unreachable_mutex_);
+    broken = unreachable_;
+    last_error = last_error_;
+  }
+  if (broken.empty() && std::uncaught_exceptions() > 0 && size() > 1) {
+    broken = last_error.empty()
+                 ? std::string("an exception (the program left its communicators as it unwound)")
+                 : last_error;
+  }
+  if (!broken.empty() && size() > 1 && !bootstrap_->failure()) {
+    const std::string reason = fmt::format("rank {} left after {}", rank(), broken);
+    log::warn("rank {}: leaving after {}: telling the other ranks, which ends the job", rank(),
+              broken);
+    bootstrap_->abort(1, reason);
+  } else if (!bootstrap_->failure()) {
+    // The ranks leave together, so no rank closes its rails while a peer
+    // still reads a message from them (a rendezvous, the last eager bytes).
     try {
       // The barrier moves no message, but what this rank sent last may
       // still need its progress (a connection being set up, a send the

@@ -79,6 +79,15 @@ class World {
   // Takes a released operation, completed in the background.
   void adopt(std::unique_ptr<Operation> operation);
 
+  // An operation failed because a rank could not be reached (`message`
+  // names it): this rank then leaves by telling every other rank, through
+  // the control plane, rather than by waiting for them in a last barrier.
+  void note_unreachable(const std::string& message) noexcept;
+  // An operation failed or timed out (`message` says how, and whom it
+  // waited for): what this rank tells the others if it leaves with an
+  // exception unwinding.
+  void note_error(const std::string& message) noexcept;
+
   // Work outside the endpoint's rails that this process's waits watch
   // (collectives over host segments; see OutsideWork).
   [[nodiscard]] rail::OutsideWork& outside_work() noexcept { return outside_work_; }
@@ -104,6 +113,9 @@ class World {
   std::mutex released_mutex_;
   std::vector<std::unique_ptr<Operation>> released_;
   std::unique_ptr<ProgressThread> progress_thread_;  // stopped before the endpoint closes
+  std::mutex unreachable_mutex_;
+  std::string unreachable_;  // the first note_unreachable's message
+  std::string last_error_;   // the last note_error's message
 };
 
 }  // namespace railyard::comm::detail

@@ -13,6 +13,16 @@ struct ErrorCodes {
   int aborted = MPI_ERR_OTHER;  // a rank aborted the railyard job
   int timeout = MPI_ERR_OTHER;  // RAILYARD_TIMEOUT passed
   int other = MPI_ERR_OTHER;    // anything else railyard reported
+  // A code in each class whose string is the last such failure's whole
+  // message (the ranks it names, what it waited for): what the handler
+  // gets, so MPI_Error_string says it. -1 where MPI refused one.
+  struct Detailed {
+    int usage = -1;
+    int remote = -1;
+    int aborted = -1;
+    int timeout = -1;
+    int other = -1;
+  } detailed;
 
   // Adds the classes to MPI (PMPI_Add_error_class); those MPI refuses stay
   // MPI's own codes above.
@@ -20,9 +30,10 @@ struct ErrorCodes {
 };
 
 // Within a catch block: the code of the exception being handled, logged
-// once at error level with `call` (its message has the details the code
-// cannot carry), then handed to `comm`'s error handler as MPI does. Returns
-// the code (the handler may not return: MPI_ERRORS_ARE_FATAL ends the job).
+// once at error level with `call`, its message set as the string of its
+// class's detailed code, then handed to `comm`'s error handler as MPI does.
+// Returns the code (the handler may not return: MPI_ERRORS_ARE_FATAL ends
+// the job).
 int report_failure(const ErrorCodes& codes, MPI_Comm comm, const char* call) noexcept;
 
 }  // namespace railyard::mpi_shim

@@ -110,6 +110,7 @@ class Shim {
   std::shared_ptr<WorldCollectives> world_collectives_;
   std::optional<comm::Communicator> world_;
   CommEntry world_entry_;  // MPI_COMM_WORLD's: the world, or why there is none
+  std::string refused_;    // a setting that fails MPI_Init (build_world)
   std::optional<CommKeyval> comm_keyval_;
   std::optional<CommKeyval> self_keyval_;
   std::optional<ProgressHook> progress_hook_;  // while the world exists

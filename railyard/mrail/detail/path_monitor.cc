@@ -44,6 +44,9 @@ void PathMonitor::check() {
     if (!peer.watched || peer.failed) {
       continue;
     }
+    if (heard_from(peer, now, fresh_start, awaited[peer.id.index])) {
+      continue;
+    }
     for (std::size_t p = 0; p < peer.paths.size() && !peer.failed; ++p) {
       Path& path = peer.paths[p];
       if (!path.up) {
@@ -71,6 +74,12 @@ void PathMonitor::check() {
         continue;
       }
       const auto quiet = now - path.quiet_since;
+      if (quiet >= options.rail_timeout && now - peer.heard_at >= options.rail_timeout) {
+        // Every path silent at once: the peer is paused or slow, not its
+        // rails; it fails only past the peer timeout.
+        silent_peer(peer, now);
+        break;
+      }
       if (quiet >= options.rail_timeout) {
         path_down(
             peer, p,
@@ -85,8 +94,70 @@ void PathMonitor::check() {
             "{} messages outstanding",
             core_.id, p, peer.id.index, milliseconds(quiet), path.unacked.size());
         send_probe(peer, p);
+        // Its other paths up, idle, are asked too: their answers tell a
+        // dead path from a peer that is silent on all of them.
+        for (std::size_t q = 0; q < peer.paths.size(); ++q) {
+          Path& other = peer.paths[q];
+          if (q != p && other.up && !other.probe_outstanding && other.unacked.empty() &&
+              other.pull_bytes_in_flight == 0) {
+            other.probe_outstanding = true;
+            send_probe(peer, q);
+          }
+        }
       }
     }
+  }
+}
+
+bool PathMonitor::heard_from(Peer& peer, std::chrono::steady_clock::time_point now,
+                             bool fresh_start, bool awaited) {
+  bool heard = fresh_start || peer.heard_at == std::chrono::steady_clock::time_point{};
+  bool pending = awaited;
+  for (const Path& path : peer.paths) {
+    heard = heard || (path.up && path.activity != path.activity_seen);
+    pending = pending || (path.up && (!path.unacked.empty() || path.pull_bytes_in_flight != 0));
+  }
+  // Nothing owed by it: silence says nothing.
+  if (heard || !pending) {
+    peer.heard_at = now;
+  }
+  if (!peer.paused || !heard) {
+    return false;
+  }
+  // It answers again: each path judged afresh from now, so that the one
+  // heard last is not taken down for the silence they shared.
+  peer.paused = false;
+  log::warn("multi-rail endpoint {:016x}: peer {} answers again; its {} path(s) stay in service",
+            core_.id, peer.id.index, peer.live.size());
+  for (Path& path : peer.paths) {
+    path.activity_seen = path.activity;
+    path.quiet_since = now;
+    path.probe_outstanding = false;
+  }
+  return true;
+}
+
+void PathMonitor::silent_peer(Peer& peer, std::chrono::steady_clock::time_point now) {
+  const Options& options = core_.options;
+  const auto silent = now - peer.heard_at;
+  if (options.peer_timeout.count() != 0 && silent >= options.peer_timeout) {
+    core_.peers.fail(
+        peer,
+        Status(StatusCode::kUnreachable,
+               fmt::format("it answered on none of its {} path(s) for {} ms with work "
+                           "pending, past the peer timeout of {} ms (RAILYARD_TIMEOUT)",
+                           peer.paths.size(), milliseconds(silent), options.peer_timeout.count())));
+    return;
+  }
+  if (!peer.paused) {
+    peer.paused = true;
+    log::warn(
+        "multi-rail endpoint {:016x}: peer {} has answered on none of its {} path(s) for {} ms: "
+        "taken as paused or slow, not as failed rails; waiting for it{}",
+        core_.id, peer.id.index, peer.paths.size(), milliseconds(silent),
+        options.peer_timeout.count() != 0
+            ? fmt::format(" up to {} ms (RAILYARD_TIMEOUT)", options.peer_timeout.count())
+            : std::string(" (no peer timeout: the operations' own timeouts apply)"));
   }
 }
 

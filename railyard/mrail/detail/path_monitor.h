@@ -1,9 +1,11 @@
 // Which paths to each peer are in service (docs/architecture.md, "Rail
 // failover"): arrivals and completed reads count as a path's signs of life;
 // a path with work pending that falls quiet is probed, and taken down when
-// it stays quiet or its rail reports a failure, what it held going over the
-// peer's other paths; a path down is probed now and then and returns when
-// it answers. A peer whose last path fails, fails.
+// it stays quiet while another path to the peer answers, or its rail
+// reports a failure, what it held going over the peer's other paths; a
+// path down is probed now and then and returns when it answers. A peer
+// silent on every path at once is paused, not cut off: it fails only past
+// the peer timeout. A peer whose last path fails, fails.
 #pragma once
 
 #include <chrono>
@@ -58,6 +60,14 @@ class PathMonitor {
   void probe_unacknowledged();
 
  private:
+  // Notes a sign of life on any path of `peer` (or that it owes nothing);
+  // returns true when a peer taken as paused answers again, its paths
+  // judged afresh from now.
+  bool heard_from(Peer& peer, std::chrono::steady_clock::time_point now, bool fresh_start,
+                  bool awaited);
+  // Every path of `peer` has been silent past the rail timeout with work
+  // pending: it is paused, or past the peer timeout, failed.
+  void silent_peer(Peer& peer, std::chrono::steady_clock::time_point now);
   void send_probe(Peer& peer, std::size_t index);
   // A path down answered a probe: back in service, in a new epoch.
   void path_up(Peer& peer, std::size_t index);

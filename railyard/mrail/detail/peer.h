@@ -170,6 +170,10 @@ struct Peer {
   // fails the peer when it is not guarded, so that a large send waiting for
   // a dead peer to read it ends instead of waiting forever.
   bool watched = false;
+  // When a check last saw a sign of life on any of its paths, and whether
+  // it is taken as paused now (silent on every path past the rail timeout).
+  std::chrono::steady_clock::time_point heard_at{};
+  bool paused = false;
   std::vector<std::size_t> path_of_rail;
   std::vector<InboundPath> inbound;
   std::size_t ack_cursor = 0;  // where attach_ack looks first in `inbound`

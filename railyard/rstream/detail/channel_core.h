@@ -109,6 +109,8 @@ class ChannelCore final : public rail::BackgroundTask {
                                  bool wait_all);
   [[nodiscard]] Status shutdown(ShutdownHow how);
   [[nodiscard]] Status close();
+  // Closes without waiting for queued bytes to leave (see Channel::drop).
+  void drop() noexcept;
   [[nodiscard]] Readiness readiness();
   // The pollable descriptor; from the first call on, the channel keeps its
   // eventfd in step with readiness (two system calls per change, which
