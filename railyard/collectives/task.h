@@ -204,8 +204,10 @@ class CollectiveTask {
   auto operator co_await() & noexcept {
     struct Awaiter {
       CollectiveTask& task;
-      static bool await_ready() noexcept { return false; }
-      bool await_suspend(Handle outer) noexcept {
+      // Members, not static: the coroutine calls them on the awaiter.
+      // NOLINTNEXTLINE(readability-convert-member-functions-to-static)
+      [[nodiscard]] bool await_ready() const noexcept { return false; }
+      [[nodiscard]] bool await_suspend(Handle outer) noexcept {
         if (task.step()) {
           outer.promise().exchanges += task.exchanges();
           return false;
@@ -232,8 +234,9 @@ class CollectiveTask {
 struct SideBySide {
   std::span<CollectiveTask> tasks;
 
-  [[nodiscard]] static bool await_ready() noexcept { return false; }
-  bool await_suspend(CollectiveTask::Handle task) const noexcept {
+  // NOLINTNEXTLINE(readability-convert-member-functions-to-static)
+  [[nodiscard]] bool await_ready() const noexcept { return false; }
+  [[nodiscard]] bool await_suspend(CollectiveTask::Handle task) const noexcept {
     if (CollectiveTask::step_all(tasks)) {
       task.promise().exchanges += CollectiveTask::most_exchanges(tasks);
       return false;
@@ -255,8 +258,9 @@ struct Transfers {
 
   // Through await_suspend every time, so that every set is counted (a
   // stalled task says which it was at); it suspends only when one is left.
-  [[nodiscard]] static bool await_ready() noexcept { return false; }
-  bool await_suspend(CollectiveTask::Handle task) const noexcept {
+  // NOLINTNEXTLINE(readability-convert-member-functions-to-static)
+  [[nodiscard]] bool await_ready() const noexcept { return false; }
+  [[nodiscard]] bool await_suspend(CollectiveTask::Handle task) const noexcept {
     ++task.promise().exchanges;
     if (all_done(transfers)) {
       return false;

@@ -54,7 +54,7 @@ BadInput failing(BadInput input, const char* tool, std::vector<std::string> argu
 }
 
 // A program that cannot be started: the shell's status 127, not a usage error.
-BadInput unstartable(const char* tool, std::string program) {
+BadInput unstartable(const char* tool, const std::string& program) {
   return BadInput{.kind = "Command-line flags: railyard-run",
                   .input = "program",
                   .value = program,

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-namespace CLI {
+namespace CLI {  // NOLINT(readability-identifier-naming): CLI11's own namespace
 class App;
 }  // namespace CLI
 

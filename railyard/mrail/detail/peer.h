@@ -153,6 +153,8 @@ struct Peer {
   // Payload bytes of its messages waiting unexpected, and whether its next
   // credit is held back because they, or all peers', are over budget.
   std::uint64_t unexpected_bytes = 0;
+  // When a check last saw a sign of life on any of its paths (failover).
+  std::chrono::steady_clock::time_point heard_at{};
   bool credit_held = false;
   bool credit_hold_logged = false;
 
@@ -170,9 +172,8 @@ struct Peer {
   // fails the peer when it is not guarded, so that a large send waiting for
   // a dead peer to read it ends instead of waiting forever.
   bool watched = false;
-  // When a check last saw a sign of life on any of its paths, and whether
-  // it is taken as paused now (silent on every path past the rail timeout).
-  std::chrono::steady_clock::time_point heard_at{};
+  // Whether it is taken as paused now: silent on every path past the rail
+  // timeout (heard_at, below, says since when).
   bool paused = false;
   std::vector<std::size_t> path_of_rail;
   std::vector<InboundPath> inbound;
