@@ -427,11 +427,14 @@ void Endpoint::abandon(Request& request) noexcept {
     return;
   }
   // A peer that failed, or is silent on every path, would only run the
-  // wait out, as would any peer of a job that has failed: such a request is
-  // detached at once.
-  const auto hopeless = [this, &core, &request] {
+  // wait out: such a request is detached at once. Once the job has failed,
+  // a live peer gets a second: what the provider still holds then leaves
+  // before the rails close.
+  const auto start = std::chrono::steady_clock::now();
+  const auto hopeless = [this, &core, &request, start] {
     const auto* peer = core.peers.find(request.peer_);
-    return (peer != nullptr && (peer->failed || peer->paused)) || given_up();
+    return (peer != nullptr && (peer->failed || peer->paused)) ||
+           (given_up() && std::chrono::steady_clock::now() - start >= std::chrono::seconds(1));
   };
   try {
     (void)progress_until([&] { return request.done() || hopeless(); }, core.options.post_timeout);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <mutex>
 #include <set>
@@ -26,6 +27,10 @@ using Clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kSlice{50};
 // A wait this long or longer has no deadline.
 constexpr std::chrono::hours kUnbounded{24 * 365 * 100};
+
+// Worlds alive in this process: more than one are ranks of one job as
+// threads (tests, the C API's in-process ranks).
+std::atomic<int> live_worlds{0};
 
 // A wait's timeout; none past a century: such a wait is unbounded (and its
 // deadline cannot overflow).
@@ -90,6 +95,15 @@ World::World(std::unique_ptr<bootstrap::Bootstrap> bootstrap, CommunicatorOption
       setup_timeout_(setup_timeout),
       bootstrap_(std::move(bootstrap)) {
   const std::vector<RankCard> cards = decode_cards(*bootstrap_);
+  ++live_worlds;
+  struct Counted {
+    bool kept = false;
+    ~Counted() {
+      if (!kept) {
+        --live_worlds;  // the constructor threw: no destructor will run
+      }
+    }
+  } counted;
   {
     std::vector<std::vector<JobSetting>> settings;
     settings.reserve(cards.size());
@@ -149,6 +163,7 @@ World::World(std::unique_ptr<bootstrap::Bootstrap> bootstrap, CommunicatorOption
   if (options_.progress_thread) {
     progress_thread_ = std::make_unique<ProgressThread>(*endpoint_);
   }
+  counted.kept = true;
 }
 
 void World::note_unreachable(const std::string& message) noexcept {
@@ -185,7 +200,11 @@ World::~World() {
                  ? std::string("an exception (the program left its communicators as it unwound)")
                  : last_error;
   }
-  if (!broken.empty() && size() > 1 && !bootstrap_->failure()) {
+  // Ranks as threads of one process share libfabric, whose net provider
+  // crashed when one closed its rails while another progressed: they keep
+  // leaving together.
+  const bool alone_in_process = live_worlds.load() == 1;
+  if (!broken.empty() && size() > 1 && alone_in_process && !bootstrap_->failure()) {
     const std::string reason = fmt::format("rank {} left after {}", rank(), broken);
     log::warn("rank {}: leaving after {}: telling the other ranks, which ends the job", rank(),
               broken);
@@ -218,6 +237,7 @@ World::~World() {
   }
   progress_thread_.reset();
   endpoint_.reset();
+  --live_worlds;
 }
 
 int World::world_rank_of(mrail::PeerId peer) const noexcept {
