@@ -95,15 +95,7 @@ World::World(std::unique_ptr<bootstrap::Bootstrap> bootstrap, CommunicatorOption
       setup_timeout_(setup_timeout),
       bootstrap_(std::move(bootstrap)) {
   const std::vector<RankCard> cards = decode_cards(*bootstrap_);
-  ++live_worlds;
-  struct Counted {
-    bool kept = false;
-    ~Counted() {
-      if (!kept) {
-        --live_worlds;  // the constructor threw: no destructor will run
-      }
-    }
-  } counted;
+
   {
     std::vector<std::vector<JobSetting>> settings;
     settings.reserve(cards.size());
@@ -163,7 +155,7 @@ World::World(std::unique_ptr<bootstrap::Bootstrap> bootstrap, CommunicatorOption
   if (options_.progress_thread) {
     progress_thread_ = std::make_unique<ProgressThread>(*endpoint_);
   }
-  counted.kept = true;
+  ++live_worlds;  // counted once built: the destructor counts it out
 }
 
 void World::note_unreachable(const std::string& message) noexcept {
