@@ -58,50 +58,62 @@ std::uint64_t downs(const Endpoint& endpoint) {
   return total;
 }
 
-TEST(PausedPeer, APeerSilentOnEveryPathIsWaitedForAndNoPathGoesDown) {
-  const Options options = paused_peer_options();
-  ForkedPeer child = large_receiver(options);
-  Endpoint endpoint(options);
-  const PeerId peer = testing::meet_child(endpoint, child);
-  ASSERT_EQ(child.pipe().receive_text(30s), "posted");
-  ASSERT_EQ(::kill(child.pid(), SIGSTOP), 0);
-  std::vector<std::byte> out(kLarge, std::byte{7});
+// The parent's side: the receiving child met, then paused (SIGSTOP) once
+// its receive is posted, and the large message sent to it.
+struct LargeSendToAPausedPeer {
+  explicit LargeSendToAPausedPeer(const Options& options)
+      : child(large_receiver(options)),
+        endpoint(options),
+        peer(testing::meet_child(endpoint, child)),
+        out(kLarge, std::byte{7}) {}
+
+  void pause_and_send() {
+    ASSERT_EQ(child.pipe().receive_text(30s), "posted");
+    ASSERT_EQ(::kill(child.pid(), SIGSTOP), 0);
+    sent_at = std::chrono::steady_clock::now();
+    ASSERT_TRUE(endpoint.send(send, peer, out.data(), out.size(), 5).ok());
+  }
+
+  ForkedPeer child;
+  Endpoint endpoint;
+  PeerId peer;
+  std::vector<std::byte> out;
   Request send;
-  ASSERT_TRUE(endpoint.send(send, peer, out.data(), out.size(), 5).ok());
+  std::chrono::steady_clock::time_point sent_at;
+};
+
+TEST(PausedPeer, APeerSilentOnEveryPathIsWaitedForAndNoPathGoesDown) {
+  LargeSendToAPausedPeer paused(paused_peer_options());
+  ASSERT_NO_FATAL_FAILURE(paused.pause_and_send());
+  Request& send = paused.send;
   // Six rail timeouts of silence on both paths.
-  (void)endpoint.progress_until([&] { return send.done(); }, 3s);
+  (void)paused.endpoint.progress_until([&] { return send.done(); }, 3s);
   EXPECT_FALSE(send.done()) << send.status().to_string();
-  EXPECT_EQ(downs(endpoint), 0U) << "a path went down for a peer that was only paused";
-  ASSERT_EQ(::kill(child.pid(), SIGCONT), 0);
-  ASSERT_TRUE(endpoint.progress_until([&] { return send.done(); }, 30s))
+  EXPECT_EQ(downs(paused.endpoint), 0U) << "a path went down for a peer that was only paused";
+  ASSERT_EQ(::kill(paused.child.pid(), SIGCONT), 0);
+  ASSERT_TRUE(paused.endpoint.progress_until([&] { return send.done(); }, 30s))
       << "the send did not finish once the peer ran again";
   EXPECT_TRUE(send.status().ok()) << send.status().to_string();
-  EXPECT_EQ(child.pipe().receive_text(30s), "whole");
-  EXPECT_EQ(downs(endpoint), 0U);
+  EXPECT_EQ(paused.child.pipe().receive_text(30s), "whole");
+  EXPECT_EQ(downs(paused.endpoint), 0U);
 }
 
 TEST(PausedPeer, APeerSilentPastThePeerTimeoutFailsNamingIt) {
   Options options = paused_peer_options();
   options.peer_timeout = 1500ms;
-  ForkedPeer child = large_receiver(options);
-  Endpoint endpoint(options);
-  const PeerId peer = testing::meet_child(endpoint, child);
-  ASSERT_EQ(child.pipe().receive_text(30s), "posted");
-  ASSERT_EQ(::kill(child.pid(), SIGSTOP), 0);
-  std::vector<std::byte> out(kLarge, std::byte{7});
-  Request send;
-  const auto start = std::chrono::steady_clock::now();
-  ASSERT_TRUE(endpoint.send(send, peer, out.data(), out.size(), 5).ok());
-  ASSERT_TRUE(endpoint.progress_until([&] { return send.done(); }, 30s))
+  LargeSendToAPausedPeer paused(options);
+  ASSERT_NO_FATAL_FAILURE(paused.pause_and_send());
+  Request& send = paused.send;
+  ASSERT_TRUE(paused.endpoint.progress_until([&] { return send.done(); }, 30s))
       << "a send to a peer silent past the peer timeout did not end";
-  const auto waited = std::chrono::steady_clock::now() - start;
+  const auto waited = std::chrono::steady_clock::now() - paused.sent_at;
   EXPECT_GE(waited, 1500ms);
   EXPECT_LT(waited, 10s);
   EXPECT_EQ(send.status().code(), StatusCode::kUnreachable) << send.status().to_string();
   EXPECT_NE(send.status().message().find("past the peer timeout of 1500 ms"), std::string::npos)
       << send.status().to_string();
-  EXPECT_EQ(downs(endpoint), 0U);
-  EXPECT_EQ(child.kill_and_wait(), -SIGKILL);
+  EXPECT_EQ(downs(paused.endpoint), 0U);
+  EXPECT_EQ(paused.child.kill_and_wait(), -SIGKILL);
 }
 
 }  // namespace
