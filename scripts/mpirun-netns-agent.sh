@@ -1,19 +1,18 @@
 #!/usr/bin/env bash
 # Open MPI's plm_rsh_agent for emulated hosts: starts a command "on" host
-# `hosta` or `hostb` by running it inside that host's network namespace
-# (RAILYARD_NETNS_A / RAILYARD_NETNS_B, set by scripts/netns-rails.sh).
+# `hosta`, `hostb` ... by running it inside that host's network namespace
+# (RAILYARD_NETNS_A, RAILYARD_NETNS_B ..., set by scripts/netns-rails.sh).
 # Usage (by mpirun): mpirun-netns-agent.sh <host> <command...>
 set -euo pipefail
 host=$1
 shift
-case "$host" in
-  hosta) namespace=${RAILYARD_NETNS_A:?RAILYARD_NETNS_A is not set} ;;
-  hostb) namespace=${RAILYARD_NETNS_B:?RAILYARD_NETNS_B is not set} ;;
-  *)
-    echo "mpirun-netns-agent.sh: unknown host '$host' (expected hosta or hostb)" >&2
-    exit 1
-    ;;
-esac
+variable=""
+[[ $host =~ ^host([a-h])$ ]] && variable=RAILYARD_NETNS_${BASH_REMATCH[1]^^}
+if [[ -z $variable || -z ${!variable:-} ]]; then
+  echo "mpirun-netns-agent.sh: unknown host '$host': expected hosta, hostb ..., one per host of scripts/netns-rails.sh${variable:+ ($variable is not set)}" >&2
+  exit 1
+fi
+namespace=${!variable}
 # Both emulated hosts are this machine, with one hostname and one /tmp, so
 # their Open MPI daemons would share the session directory and both map the
 # hwloc topology file jf.<job>/hwloc.sm there, each at an address of its
@@ -25,7 +24,7 @@ esac
 # host's daemon gets a temporary directory of its own, which
 # scripts/netns-rails.sh removes with the namespace.
 # And each host gets a UTS namespace with its own host name (hosta,
-# hostb): under one name Open MPI took the ranks of both hosts for
+# hostb ...): under one name Open MPI took the ranks of both hosts for
 # neighbours, and with --mca btl tcp,vader,self a rank crashed.
 session_base="/tmp/${namespace}.ompi"
 mkdir -p "$session_base"

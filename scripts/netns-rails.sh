@@ -1,27 +1,36 @@
 #!/usr/bin/env bash
-# Two emulated hosts joined by several NICs ("rails"), for multi-rail tests
-# and benchmarks on one machine.
+# Emulated hosts joined by several NICs ("rails"), for multi-rail tests and
+# benchmarks on one machine.
 #
-#   netns-rails.sh [--rails N] [--rate RATE] [--burst SIZE] [--timeout SECONDS]
-#                  [--autocorking on|off] [--skip-unless-root] -- COMMAND [ARGS...]
+#   netns-rails.sh [--hosts N] [--rails N] [--switch] [--rate RATE] [--burst SIZE]
+#                  [--timeout SECONDS] [--autocorking on|off] [--skip-unless-root]
+#                  -- COMMAND [ARGS...]
 #
-# Creates network namespaces <name>-a and <name>-b joined by N veth pairs.
-# Rail k (1..N) is ry<id>r<k>a = 198.18.k.1/24 in host a and ry<id>r<k>b =
-# 198.18.k.2/24 in host b (198.18.0.0/15 is reserved for benchmarking).
-# With --rate (e.g. 1gbit), both ends of every rail get a tbf qdisc at that
-# rate; the kernel here has no netem, so delay cannot be emulated.
-# TCP autocorking is off in both hosts unless --autocorking on: over veth
+# Creates one network namespace per host, <name>-a, <name>-b, ... (--hosts,
+# 2 to 8, default 2), each with N rails (--rails, default 4). Rail k (1..N)
+# of host number i (a = 1, b = 2, ...) is ry<id>r<k><host> = 198.18.k.i/24
+# (198.18.0.0/15 is reserved for benchmarking). Two hosts are cabled back to
+# back, one veth pair per rail; with three or more hosts, or --switch, each
+# rail is a switch: a bridge in a namespace of its own, <name>-s<k>, with a
+# port per host. With --rate (e.g. 1gbit), both directions of every host's
+# link get a tbf qdisc at that rate (the host's end and, behind a switch,
+# the switch's port); the kernel here has no netem, so delay cannot be
+# emulated.
+# TCP autocorking is off in every host unless --autocorking on: over veth
 # and tbf, a corked socket here sometimes keeps ~100 KB it was handed unsent,
 # with nothing in flight, for 10-170 ms (ss shows it as notsent), which a
 # real NIC's transmit completion would release within microseconds. It hit
 # libfabric's net provider with 2 hosts x 2 ranks; every program in the
 # hosts, Open MPI's baseline too, gets the same setting.
 #
-# COMMAND runs in the root namespace under `timeout`, with:
-#   RAILYARD_NETNS_A / RAILYARD_NETNS_B   the namespace names
-#   RAILYARD_RAILS_A / RAILYARD_RAILS_B   comma lists of each host's rail addresses
+# COMMAND runs in the root namespace under `timeout`, with, for each host
+# letter X (A, B, C ...):
+#   RAILYARD_HOSTS                        the number of hosts
+#   RAILYARD_NETNS_X                      the host's namespace name
+#   RAILYARD_NETNS_ALL                    comma list of every host's namespace
+#   RAILYARD_RAILS_X                      comma list of the host's rail addresses
+#   RAILYARD_RAIL_DEVICES_X               comma list of the host's veth names
 #   RAILYARD_RAIL_SUBNETS                 comma list of the rail subnets
-#   RAILYARD_RAIL_DEVICES_A / _B          comma lists of the veth names
 # and may enter a host with `ip netns exec "$RAILYARD_NETNS_A" ...` or setns().
 # The namespaces are removed on every exit; ones left by a run that was
 # killed outright are removed by the next run.
@@ -30,7 +39,9 @@
 # and this is not root (CTest's SKIP_RETURN_CODE), 2 on bad usage.
 set -euo pipefail
 
+hosts=2
 rails=4
+switched=0
 rate=""
 burst=""
 time_limit=600
@@ -38,7 +49,7 @@ autocorking=off
 skip_unless_root=0
 
 usage() {
-  sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -49,6 +60,15 @@ fail_usage() {
 
 while (($# > 0)); do
   case "$1" in
+    --hosts)
+      [[ ${2:-} =~ ^[2-8]$ ]] || fail_usage "--hosts '${2:-}' is invalid: expected an integer from 2 to 8"
+      hosts=$2
+      shift 2
+      ;;
+    --switch)
+      switched=1
+      shift
+      ;;
     --rails)
       [[ ${2:-} =~ ^[1-9][0-9]*$ && $2 -le 64 ]] ||
         fail_usage "--rails '${2:-}' is invalid: expected an integer from 1 to 64"
@@ -105,10 +125,13 @@ for tool in ip tc timeout; do
   command -v "$tool" >/dev/null || { echo "netns-rails.sh: '$tool' is missing (Debian package iproute2 / coreutils)" >&2; exit 1; }
 done
 
+((hosts > 2)) && switched=1
+letters=(a b c d e f g h)
+
 # Remove namespaces of earlier runs whose script is gone (killed by SIGKILL).
-for stale in $(ip netns list | awk '{print $1}' | grep -E '^ry[0-9]+-[ab]$' || true); do
+for stale in $(ip netns list | awk '{print $1}' | grep -E '^ry[0-9]+-([a-h]|s[0-9]+)$' || true); do
   owner=${stale#ry}
-  owner=${owner%-*}
+  owner=${owner%%-*}
   if ! kill -0 "$owner" 2>/dev/null; then
     ip netns del "$stale" 2>/dev/null || true
     rm -rf "/tmp/${stale}.ompi"
@@ -116,64 +139,88 @@ for stale in $(ip netns list | awk '{print $1}' | grep -E '^ry[0-9]+-[ab]$' || t
 done
 
 id=$$
-ns_a="ry${id}-a"
-ns_b="ry${id}-b"
+host_namespaces=() switch_namespaces=()
+for ((i = 0; i < hosts; i++)); do
+  host_namespaces+=("ry${id}-${letters[i]}")
+done
+if ((switched)); then
+  for ((k = 1; k <= rails; k++)); do
+    switch_namespaces+=("ry${id}-s${k}")
+  done
+fi
 
+# shellcheck disable=SC2317 # run by the trap
 cleanup() {
-  local status=$?
+  local status=$? ns
   trap - EXIT INT TERM
-  ip netns del "$ns_a" 2>/dev/null || true
-  ip netns del "$ns_b" 2>/dev/null || true
+  for ns in "${host_namespaces[@]}" "${switch_namespaces[@]}"; do
+    ip netns del "$ns" 2>/dev/null || true
+  done
   # Open MPI's session directories of the daemons scripts/mpirun-netns-agent.sh
   # started in them.
-  rm -rf "/tmp/${ns_a}.ompi" "/tmp/${ns_b}.ompi"
+  for ns in "${host_namespaces[@]}"; do
+    rm -rf "/tmp/${ns}.ompi"
+  done
   exit "$status"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-ip netns add "$ns_a"
-ip netns add "$ns_b"
-ip -n "$ns_a" link set lo up
-ip -n "$ns_b" link set lo up
-for ns in "$ns_a" "$ns_b"; do
+for ns in "${host_namespaces[@]}" "${switch_namespaces[@]}"; do
+  ip netns add "$ns"
+  ip -n "$ns" link set lo up
+done
+for ns in "${host_namespaces[@]}"; do
   ip netns exec "$ns" sysctl -qw "net.ipv4.tcp_autocorking=$([[ $autocorking == on ]] && echo 1 || echo 0)"
 done
 
-rails_a=() rails_b=() subnets=() devices_a=() devices_b=()
+# tbf needs a bucket at least as large as the largest packet; veth hands it
+# segments of up to 64 KiB (GSO), so the default burst is 256 KiB.
+shape() {  # namespace device
+  [[ -z $rate ]] || ip netns exec "$1" tc qdisc add dev "$2" root tbf rate "$rate" \
+    burst "${burst:-256kb}" latency 50ms
+}
+
+subnets=()
+declare -A rail_addresses=() rail_devices=()
 for ((k = 1; k <= rails; k++)); do
-  dev_a="ry${id}r${k}a"
-  dev_b="ry${id}r${k}b"
-  # Created in host a, the peer end moved to host b: nothing touches the root namespace.
-  ip -n "$ns_a" link add "$dev_a" type veth peer name "$dev_b" netns "$ns_b"
-  ip -n "$ns_a" addr add "198.18.${k}.1/24" dev "$dev_a"
-  ip -n "$ns_b" addr add "198.18.${k}.2/24" dev "$dev_b"
-  ip -n "$ns_a" link set "$dev_a" up
-  ip -n "$ns_b" link set "$dev_b" up
-  if [[ -n $rate ]]; then
-    # tbf needs a bucket at least as large as the largest packet; veth hands
-    # it segments of up to 64 KiB (GSO), so the default burst is 256 KiB.
-    for end in "$ns_a:$dev_a" "$ns_b:$dev_b"; do
-      ip netns exec "${end%%:*}" tc qdisc add dev "${end#*:}" root tbf rate "$rate" \
-        burst "${burst:-256kb}" latency 50ms
-    done
-  fi
-  rails_a+=("198.18.${k}.1")
-  rails_b+=("198.18.${k}.2")
   subnets+=("198.18.${k}.0/24")
-  devices_a+=("$dev_a")
-  devices_b+=("$dev_b")
+  if ((switched)); then
+    switch=${switch_namespaces[k - 1]}
+    ip -n "$switch" link add "rail$k" type bridge
+    ip -n "$switch" link set "rail$k" up
+  fi
+  for ((i = 0; i < hosts; i++)); do
+    ns=${host_namespaces[i]} device="ry${id}r${k}${letters[i]}"
+    if ((switched)); then
+      # Created in the host, the port end moved into the switch: nothing
+      # touches the root namespace.
+      ip -n "$ns" link add "$device" type veth peer name "${device}p" netns "$switch"
+      ip -n "$switch" link set "${device}p" master "rail$k"
+      ip -n "$switch" link set "${device}p" up
+      shape "$switch" "${device}p"
+    elif ((i == 0)); then
+      # Back to back: host b's end is created here, as host a's peer.
+      ip -n "$ns" link add "$device" type veth peer name "ry${id}r${k}b" netns "${host_namespaces[1]}"
+    fi
+    ip -n "$ns" addr add "198.18.${k}.$((i + 1))/24" dev "$device"
+    ip -n "$ns" link set "$device" up
+    shape "$ns" "$device"
+    rail_addresses[$i]+="${rail_addresses[$i]:+,}198.18.${k}.$((i + 1))"
+    rail_devices[$i]+="${rail_devices[$i]:+,}${device}"
+  done
 done
 
 # A veth end reports carrier a moment after both ends are up; wait (bounded)
 # until every rail is operationally up, so the command never sees it down.
 deadline=$((SECONDS + 10))
-for ((k = 0; k < rails; k++)); do
-  for end in "$ns_a:${devices_a[k]}" "$ns_b:${devices_b[k]}"; do
-    until grep -qw UP <<<"$(ip -n "${end%%:*}" -br link show dev "${end#*:}")"; do
+for ((i = 0; i < hosts; i++)); do
+  IFS=, read -r -a devices <<<"${rail_devices[$i]}"
+  for device in "${devices[@]}"; do
+    until grep -qw UP <<<"$(ip -n "${host_namespaces[i]}" -br link show dev "$device")"; do
       if ((SECONDS >= deadline)); then
-        echo "netns-rails.sh: rail ${end#*:} did not come up within 10 s" >&2
+        echo "netns-rails.sh: rail $device did not come up within 10 s" >&2
         exit 1
       fi
       sleep 0.05
@@ -182,16 +229,20 @@ for ((k = 0; k < rails; k++)); do
 done
 
 join() { local IFS=,; echo "$*"; }
-export RAILYARD_NETNS_A="$ns_a" RAILYARD_NETNS_B="$ns_b"
-RAILYARD_RAILS_A=$(join "${rails_a[@]}")
-RAILYARD_RAILS_B=$(join "${rails_b[@]}")
+described=()
+export RAILYARD_HOSTS=$hosts
+for ((i = 0; i < hosts; i++)); do
+  letter=${letters[i]^^}
+  export "RAILYARD_NETNS_${letter}=${host_namespaces[i]}"
+  export "RAILYARD_RAILS_${letter}=${rail_addresses[$i]}"
+  export "RAILYARD_RAIL_DEVICES_${letter}=${rail_devices[$i]}"
+  described+=("${host_namespaces[i]} (${rail_addresses[$i]})")
+done
+RAILYARD_NETNS_ALL=$(join "${host_namespaces[@]}")
 RAILYARD_RAIL_SUBNETS=$(join "${subnets[@]}")
-RAILYARD_RAIL_DEVICES_A=$(join "${devices_a[@]}")
-RAILYARD_RAIL_DEVICES_B=$(join "${devices_b[@]}")
-export RAILYARD_RAILS_A RAILYARD_RAILS_B RAILYARD_RAIL_SUBNETS RAILYARD_RAIL_DEVICES_A \
-  RAILYARD_RAIL_DEVICES_B
+export RAILYARD_NETNS_ALL RAILYARD_RAIL_SUBNETS
 
-echo "netns-rails: hosts $ns_a ($RAILYARD_RAILS_A) and $ns_b ($RAILYARD_RAILS_B)${rate:+, each rail shaped to $rate}" >&2
+echo "netns-rails: hosts ${described[*]}${rate:+, each rail shaped to $rate}$( ((switched)) && echo ", a switch per rail")" >&2
 set +e
 timeout --kill-after=10 "$time_limit" "$@"
 status=$?

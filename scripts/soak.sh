@@ -102,11 +102,22 @@ restore_links() {
     set_link b "${r}" up || true
   done
 }
-trap 'restore_links; rm -f "${ready_file:-}"' EXIT
+trap 'restore_links; rm -f "${ready_file:-}" "${held:-}"' EXIT
 
 ready_file=$(mktemp -u /tmp/railyard-soak-ready.XXXXXX)
-"${soak}" --messages "${messages}" --seed "${seed}" --ready-file "${ready_file}" \
-  ${json:+--json "${json}"} &
+# Not on a terminal (CTest), railyard-soak's output is held back and shown
+# after its verdict, so a log cut short still shows the verdict.
+held=""
+if [[ ! -t 1 ]]; then
+  held=$(mktemp /tmp/railyard-soak-log.XXXXXX)
+fi
+if [[ -n ${held} ]]; then
+  "${soak}" --messages "${messages}" --seed "${seed}" --ready-file "${ready_file}" \
+    ${json:+--json "${json}"} >"${held}" 2>&1 &
+else
+  "${soak}" --messages "${messages}" --seed "${seed}" --ready-file "${ready_file}" \
+    ${json:+--json "${json}"} &
+fi
 soak_pid=$!
 start=${SECONDS}
 flaps=0
@@ -134,6 +145,11 @@ while kill -0 "${soak_pid}" 2>/dev/null; do
 done
 status=0
 wait "${soak_pid}" || status=$?
+if [[ -n ${held} ]]; then
+  grep -E '^# ([0-9]+ messages checked|host [ab]: first problem)' "${held}" || true
+  echo "soak.sh: railyard-soak's output follows"
+  cat "${held}"
+fi
 echo "soak.sh: ${flaps} rails taken down and brought back in $((SECONDS - start)) s" \
   "(every ${every} s, down ${down} s, ${rails} rails at ${rate:-their full rate}); railyard-soak exit ${status}"
 exit "${status}"

@@ -13,8 +13,9 @@
 #   AddressSanitizer runtime, which must come first in the library list),
 #   EXPECT_LOG="regex@regex": each must match a line of the shim run's stderr,
 #   PROGRAM_ARGS="..." given to the program in both runs,
-#   NETNS_AGENT=path: run on the two emulated hosts of scripts/netns-rails.sh
-#   (half the ranks on each, started through that plm_rsh_agent).
+#   NETNS_AGENT=path: run on the emulated hosts of scripts/netns-rails.sh
+#   (RAILYARD_HOSTS of them, as many ranks on each, started through that
+#   plm_rsh_agent).
 set -euo pipefail
 # shellcheck source=job_processes.sh
 source "$(dirname "$0")/job_processes.sh"
@@ -30,9 +31,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 if [[ -n ${NETNS_AGENT:-} ]]; then
-  per_host=$((ranks / 2))
+  hosts=${RAILYARD_HOSTS:-2}
+  ((ranks % hosts == 0)) || { echo "FAILED: $ranks ranks do not spread evenly over $hosts hosts" >&2; exit 1; }
+  host_list="" letters=(a b c d e f g h)
+  for ((i = 0; i < hosts; i++)); do
+    host_list+="${host_list:+,}host${letters[i]}:$((ranks / hosts))"
+  done
   launch=(ip netns exec "$RAILYARD_NETNS_A" "$mpirun" --allow-run-as-root -np "$ranks" -x "JOB_TAG=$JOB_TAG"
-          --host "hosta:$per_host,hostb:$per_host" --bind-to none
+          --host "$host_list" --bind-to none
           --mca plm_rsh_agent "$NETNS_AGENT" --mca oob_tcp_if_include "${RAILYARD_RAIL_SUBNETS%%,*}")
 else
   launch=("$mpirun" -np "$ranks" --oversubscribe --allow-run-as-root --bind-to none
