@@ -8,7 +8,7 @@ leaves the ratio alone).
 
   scripts/bench-table.py [--subject railyard] [--placement out-of-place]
       [--line-rate-mbps 478] [--markdown [--compact]] [--exclude NAME]...
-      [--sizes 8,64k,1m] rounds/*.csv
+      [--sizes 8,64k,1m] [--time average|slowest] rounds/*.csv
 
 A round's files are named NAME-ROUND.csv (scripts/collectives-vs-openmpi.sh
 writes them so). A ratio above 1 means the subject is faster. With
@@ -16,6 +16,9 @@ writes them so). A ratio above 1 means the subject is faster. With
 rails' line rate (1.0: the rails are full). --compact keeps each
 subject's time, the ratios, and the subject's busbw and fraction of the
 line rate; --exclude leaves a subject out; --sizes keeps those rows only.
+--time chooses the time compared: each rank's mean per call averaged over
+the ranks (average, nccl-tests' figure) or the slowest rank's (slowest);
+bandwidths follow the time chosen.
 """
 import argparse
 import csv
@@ -23,6 +26,11 @@ import os
 import re
 import statistics
 import sys
+
+# The CSV column of the time compared (--time).
+TIME_COLUMNS = {"average": "time_us", "slowest": "max_time_us"}
+TIME_WHAT = {"average": "the ranks' average time", "slowest": "the slowest rank's time"}
+time_column = TIME_COLUMNS["average"]
 
 
 def fail(message):
@@ -62,16 +70,26 @@ def human(size):
     return f"{size} B"
 
 
+def time_of(row):
+    """The row's time in the column --time chose."""
+    return float(row[time_column])
+
+
+def bandwidth_of(row, column):
+    """The row's algbw or busbw for the time --time chose (the CSV's are the average's)."""
+    return float(row[column]) * float(row["time_us"]) / time_of(row) if time_of(row) > 0 else 0.0
+
+
 def median_row(rounds):
     """The row of the round with the median time (the upper one of an even count)."""
-    rows = sorted(rounds.values(), key=lambda r: float(r["time_us"]))
+    rows = sorted(rounds.values(), key=time_of)
     return rows[len(rows) // 2]
 
 
 def round_ratio(mine, theirs):
     """Median over the rounds both finished of their time over mine."""
-    ratios = [float(theirs[r]["time_us"]) / float(mine[r]["time_us"])
-              for r in mine.keys() & theirs.keys() if float(mine[r]["time_us"]) > 0]
+    ratios = [time_of(theirs[r]) / time_of(mine[r])
+              for r in mine.keys() & theirs.keys() if time_of(mine[r]) > 0]
     return statistics.median_high(ratios) if ratios else None
 
 
@@ -99,8 +117,15 @@ def main():
                         help="with --markdown: times, ratios and the subject's busbw only")
     parser.add_argument("--exclude", action="append", default=[], help="a subject to leave out")
     parser.add_argument("--sizes", default="", help="comma list of the sizes to keep")
+    parser.add_argument("--time", default="average", choices=sorted(TIME_COLUMNS),
+                        help="the ranks' average time, or the slowest rank's")
     args = parser.parse_args()
+    global time_column
+    time_column = TIME_COLUMNS[args.time]
     table, first = read_rounds(args.csv, args.placement)
+    if time_column not in first:
+        fail(f"--time {args.time}: the files have no {time_column} column "
+             "(written by a railyard-bench older than the slowest rank's time)")
     for name in args.exclude:
         table.pop(name, None)
     if args.subject not in table:
@@ -126,9 +151,9 @@ def main():
             row = median_row(rounds_of)
             wrong += sum(int(r["wrong"] or 0) for r in rounds_of.values())
             cells[1] = row["count"]
-            cells += [f"{float(row['time_us']):.1f}", f"{float(row['busbw_gbps']):.3f}"]
+            cells += [f"{time_of(row):.1f}", f"{bandwidth_of(row, 'busbw_gbps'):.3f}"]
             if args.line_rate_mbps > 0:
-                cells.append(f"{float(row['algbw_gbps']) * 1000 / args.line_rate_mbps:.2f}")
+                cells.append(f"{bandwidth_of(row, 'algbw_gbps') * 1000 / args.line_rate_mbps:.2f}")
         mine = table[args.subject].get(size, {})
         for o in others:
             ratio = round_ratio(mine, table[o].get(size, {}))
@@ -136,7 +161,7 @@ def main():
         lines.append(cells)
 
     what = (f"{first['operation']}, {first['type']} {first['redop']}, {first['ranks']} ranks, "
-            f"{args.placement}, median of {rounds} round(s)")
+            f"{args.placement}, {TIME_WHAT[args.time]}, median of {rounds} round(s)")
     ratio_note = (f"{args.subject} / X: median over the rounds of each round's X time over "
                   f"{args.subject}'s (above 1: {args.subject} is faster)")
     if args.markdown and args.compact:

@@ -5,20 +5,22 @@
 # (the median time of the rounds per subject, size and placement), the PNG
 # of busbw against size, and a summary of the ratios on stdout.
 #
-#   collectives-vs-openmpi.sh [--layout 2x1|2x2|1x4] [--operation allreduce]
+#   collectives-vs-openmpi.sh [--layout HOSTSxRANKS] [--operation allreduce]
 #       [--min 64k] [--max 64M] [--factor 2] [--rounds 3] [--iters 20] [--rails 4]
 #       [--rate 1gbit] [--out DIR] [--build DIR] [--shim]
 #       [--setting NAME=VARIABLE=VALUE]... [--build-beside NAME=DIR]...
 #
-# Layouts: HOSTSxRANKS. 2x1 and 2x2 run on the two emulated hosts of
-# scripts/netns-rails.sh (root only; 4 rails shaped to --rate): railyard
+# Layouts: HOSTSxRANKS (ranks per host), e.g. 2x1, 2x2, 4x1, 1x4. From 2
+# hosts (up to 8) they run on the emulated hosts of scripts/netns-rails.sh
+# (root only; 4 rails shaped to --rate, a switch per rail from 3 hosts): railyard
 # under mpirun through the netns agent (PMIx bootstrap, rails from each
 # host's topology), Open MPI ob1 over TCP on every rail with its default
-# collectives (tuned) and with coll/han forced (2x2; for allreduce with
-# one segment as large as --max: Open MPI 4.1.4's han allreduce crashes as
-# soon as a vector spans two of its segments), and the parallel-TCP
+# collectives (tuned) and with coll/han forced (several ranks a host; for
+# allreduce with one segment as large as --max: Open MPI 4.1.4's han
+# allreduce crashes as soon as a vector spans two of its segments), and the parallel-TCP
 # reference of the rails measured by railyard-mrail-bench in the same run.
-# 1x4 runs 4 ranks on this machine: railyard under railyard-run (shared
+# The tables compare the ranks' average time and then the slowest rank's.
+# 1xN runs N ranks on this machine: railyard under railyard-run (shared
 # memory between ranks) against Open MPI over vader shared memory. Every
 # Open MPI run is launched with --bind-to none: both emulated hosts are this
 # machine, and bound ranks would share core 0; when the job has more ranks
@@ -71,10 +73,8 @@ while (($#)); do
     *) fail_usage "unknown argument '$1' (see --help)" ;;
   esac
 done
-case "$layout" in
-  2x1 | 2x2 | 1x4) ;;
-  *) fail_usage "--layout '$layout' is invalid: expected 2x1, 2x2 or 1x4" ;;
-esac
+[[ "$layout" =~ ^[1-8]x[1-8]$ && "$layout" != 1x1 ]] ||
+  fail_usage "--layout '$layout' is invalid: expected HOSTSxRANKS, 1 to 8 hosts and 1 to 8 ranks a host (not 1x1), e.g. 2x1, 4x2 or 1x4"
 [[ "$rounds" =~ ^[1-9][0-9]?$ ]] || fail_usage "--rounds '$rounds' is invalid: expected 1 to 99"
 [[ "$factor" =~ ^([2-9]|1[0-6])$ ]] || fail_usage "--factor '$factor' is invalid: expected 2 to 16"
 [[ "$iters" =~ ^[1-9][0-9]{0,5}$ ]] || fail_usage "--iters '$iters' is invalid: expected 1 to 999999"
@@ -125,14 +125,14 @@ hosts=${layout%x*} per_host=${layout#*x}
 ranks=$((hosts * per_host))
 sweep=("$operation" -b "$min" -e "$max" -f "$factor" -n "$iters" -w 5 -c 1)
 
-if ((hosts == 2 && inside == 0)); then
+if ((hosts >= 2 && inside == 0)); then
   if ((EUID != 0)); then
     echo "collectives-vs-openmpi.sh: layout $layout needs root (network namespaces)" >&2
     exit 77
   fi
   mkdir -p "$out"
   # Bounded: netns-rails.sh stops everything and removes the namespaces.
-  exec "$here/netns-rails.sh" --rails "$rails" --rate "$rate" --timeout 3000 -- \
+  exec "$here/netns-rails.sh" --hosts "$hosts" --rails "$rails" --rate "$rate" --timeout 3000 -- \
     "$0" --inside --layout "$layout" --operation "$operation" --min "$min" --max "$max" --factor "$factor" \
     --rounds "$rounds" --iters "$iters" --rails "$rails" --rate "$rate" --out "$out" --build "$build" \
     "${forwarded[@]}"
@@ -161,11 +161,15 @@ run_subject() {
 
 reference_mbps=""
 railyard_yield=()
-if ((hosts == 2)); then
+if ((hosts >= 2)); then
   agent=$here/mpirun-netns-agent.sh
+  host_list="" letters=(a b c d e f g h)
+  for ((i = 0; i < hosts; i++)); do
+    host_list+="${host_list:+,}host${letters[i]}:$per_host"
+  done
   subnets=$RAILYARD_RAIL_SUBNETS first_subnet=${RAILYARD_RAIL_SUBNETS%%,*}
   mpirun_netns=(ip netns exec "$RAILYARD_NETNS_A" mpirun --allow-run-as-root
-    --host "hosta:$per_host,hostb:$per_host" -np "$ranks" --bind-to none
+    --host "$host_list" -np "$ranks" --bind-to none
     --mca plm_rsh_agent "$agent" --mca oob_tcp_if_include "$first_subnet")
   btl=tcp,self
   ((per_host > 1)) && btl=tcp,vader,self
@@ -230,7 +234,7 @@ railyard_with_setting() {
   for setting in "${settings[@]}"; do
     [[ "${setting%%=*}" == "$name" ]] && variables+=("${setting#*=}")
   done
-  if ((hosts == 2)); then
+  if ((hosts >= 2)); then
     local exported=() variable
     for variable in "${variables[@]}"; do
       exported+=(-x "$variable")
@@ -287,9 +291,11 @@ if [ -n "$reference_mbps" ]; then
   line_rate=(--line-rate-mbps "$reference_mbps")
 fi
 status=0
-for placement in out-of-place in-place; do
-  python3 "$here/bench-table.py" --placement "$placement" "${line_rate[@]}" "$out"/rounds/*.csv ||
-    status=1
+for time in average slowest; do
+  for placement in out-of-place in-place; do
+    python3 "$here/bench-table.py" --placement "$placement" --time "$time" "${line_rate[@]}" \
+      "$out"/rounds/*.csv || status=1
+  done
 done
 plot_line=()
 if [ -n "$reference_mbps" ]; then

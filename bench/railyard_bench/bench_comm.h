@@ -63,6 +63,7 @@ class BenchComm {
   // Every rank's `bytes` at `mine`, in rank order, into `all`.
   virtual void allgather(const void* mine, void* all, std::size_t bytes) = 0;
   [[nodiscard]] virtual double sum(double value) = 0;
+  [[nodiscard]] virtual double max(double value) = 0;
   [[nodiscard]] virtual std::uint64_t sum(std::uint64_t value) = 0;
 };
 

@@ -161,7 +161,7 @@ double load(DataType type, const void* data, std::size_t index) noexcept {
 // per-rank block of the blocked operations.
 std::uint64_t expected(const CheckShape& shape, int rank, std::size_t index, std::size_t block) {
   const auto r = static_cast<std::size_t>(rank);
-  switch (shape.operation) {
+  switch (data_of(shape.operation)) {
     case Operation::kAllreduce:
     case Operation::kReduce:
       return reduced(shape, index);
@@ -170,15 +170,18 @@ std::uint64_t expected(const CheckShape& shape, int rank, std::size_t index, std
     case Operation::kBcast:
       return input_value(shape, shape.root, index);
     case Operation::kAllgather:
+    case Operation::kGather:
       return input_value(shape, static_cast<int>(index / block), index % block);
+    case Operation::kScatter:
+      return input_value(shape, shape.root, r * block + index);
     case Operation::kAlltoall:
       return input_value(shape, static_cast<int>(index / block), r * block + index % block);
     case Operation::kSendrecv:
       return input_value(shape, (rank + shape.ranks - 1) % shape.ranks, index);
     case Operation::kBarrier:
+    default:
       return 0;
   }
-  return 0;
 }
 
 }  // namespace
@@ -198,7 +201,9 @@ void poison(void* data, std::size_t bytes) {
 
 std::uint64_t count_wrong(const CheckShape& shape, int rank, const void* data,
                           std::size_t elements) {
-  if (shape.operation == Operation::kReduce && rank != shape.root) {
+  // The operations whose result is the root's alone.
+  if ((shape.operation == Operation::kReduce || shape.operation == Operation::kGather) &&
+      rank != shape.root) {
     return 0;
   }
   const std::size_t block = elements / static_cast<std::size_t>(shape.ranks);

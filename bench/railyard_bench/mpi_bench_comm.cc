@@ -141,6 +141,40 @@ void MpiBenchComm::run(const Call& call) {
       return check(MPI_Sendrecv(call.send, count, type, (rank_ + 1) % size_, 0, call.recv, count,
                                 type, (rank_ + size_ - 1) % size_, 0, comm_, MPI_STATUS_IGNORE),
                    "MPI_Sendrecv");
+    case Operation::kGather:
+      return check(MPI_Gather(call.send, count, type, call.recv, count, type, call.root, comm_),
+                   "MPI_Gather");
+    case Operation::kScatter:
+      return check(MPI_Scatter(call.send, count, type, call.recv, count, type, call.root, comm_),
+                   "MPI_Scatter");
+    case Operation::kAllgatherv:
+      equal_blocks(count);
+      return check(
+          MPI_Allgatherv(send, count, type, call.recv, counts_.data(), displs_.data(), type, comm_),
+          "MPI_Allgatherv");
+    case Operation::kAlltoallv:
+      equal_blocks(count);
+      return check(MPI_Alltoallv(send, counts_.data(), displs_.data(), type, call.recv,
+                                 counts_.data(), displs_.data(), type, comm_),
+                   "MPI_Alltoallv");
+    case Operation::kReduceScatterv:
+      equal_blocks(count);
+      return check(MPI_Reduce_scatter(send, call.recv, counts_.data(), type, op, comm_),
+                   "MPI_Reduce_scatter");
+  }
+}
+
+void MpiBenchComm::equal_blocks(int count) {
+  const auto ranks = static_cast<std::size_t>(size_);
+  if (counts_.size() == ranks && (ranks == 0 || counts_[0] == count)) {
+    return;
+  }
+  // The displacements are ints too: the last block's must fit.
+  (void)mpi_count((ranks - 1) * static_cast<std::size_t>(count));
+  counts_.assign(ranks, count);
+  displs_.resize(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) {
+    displs_[r] = static_cast<int>(r) * count;
   }
 }
 
@@ -155,6 +189,12 @@ double MpiBenchComm::sum(double value) {
   double total = 0;
   check(MPI_Allreduce(&value, &total, 1, MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
   return total;
+}
+
+double MpiBenchComm::max(double value) {
+  double largest = 0;
+  check(MPI_Allreduce(&value, &largest, 1, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");
+  return largest;
 }
 
 std::uint64_t MpiBenchComm::sum(std::uint64_t value) {

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <vector>
 
 #include "bench_comm.h"
 
@@ -43,13 +44,19 @@ class MpiBenchComm final : public BenchComm {
   void barrier() override;
   void allgather(const void* mine, void* all, std::size_t bytes) override;
   [[nodiscard]] double sum(double value) override;
+  [[nodiscard]] double max(double value) override;
   [[nodiscard]] std::uint64_t sum(std::uint64_t value) override;
 
  private:
+  // The v-forms' counts and displacements: every rank's `count`, back to back.
+  void equal_blocks(int count);
+
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
   int size_ = 0;
   int local_rank_ = 0;
+  std::vector<int> counts_;
+  std::vector<int> displs_;
 };
 
 // Throws std::invalid_argument for the types MPI 3.1 has no name for

@@ -5,14 +5,22 @@
 namespace railyard::bench {
 namespace {
 
-constexpr std::array<std::string_view, 8> kNames{"allreduce", "bcast",          "reduce",
-                                                 "allgather", "reduce_scatter", "alltoall",
-                                                 "barrier",   "sendrecv"};
+constexpr std::array<std::string_view, 13> kNames{
+    "allreduce", "bcast",  "reduce",  "allgather",  "reduce_scatter", "alltoall",       "barrier",
+    "sendrecv",  "gather", "scatter", "allgatherv", "alltoallv",      "reduce_scatterv"};
 
 // Whether the vector is cut into one block per rank.
 bool blocked(Operation operation) noexcept {
-  return operation == Operation::kAllgather || operation == Operation::kReduceScatter ||
-         operation == Operation::kAlltoall;
+  switch (data_of(operation)) {
+    case Operation::kAllgather:
+    case Operation::kReduceScatter:
+    case Operation::kAlltoall:
+    case Operation::kGather:
+    case Operation::kScatter:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace
@@ -31,7 +39,21 @@ std::optional<Operation> operation_named(std::string_view name) noexcept {
 }
 
 std::string_view operation_names() noexcept {
-  return "allreduce, bcast, reduce, allgather, reduce_scatter, alltoall, barrier, sendrecv";
+  return "allreduce, bcast, reduce, allgather, reduce_scatter, alltoall, barrier, sendrecv, "
+         "gather, scatter, allgatherv, alltoallv, reduce_scatterv";
+}
+
+Operation data_of(Operation operation) noexcept {
+  switch (operation) {
+    case Operation::kAllgatherv:
+      return Operation::kAllgather;
+    case Operation::kAlltoallv:
+      return Operation::kAlltoall;
+    case Operation::kReduceScatterv:
+      return Operation::kReduceScatter;
+    default:
+      return operation;
+  }
 }
 
 std::optional<collectives::Collective> collective_of(Operation operation) noexcept {
@@ -52,22 +74,35 @@ std::optional<collectives::Collective> collective_of(Operation operation) noexce
       return collectives::Collective::kBarrier;
     case Operation::kSendrecv:
       return std::nullopt;
+    case Operation::kGather:
+      return collectives::Collective::kGather;
+    case Operation::kScatter:
+      return collectives::Collective::kScatter;
+    case Operation::kAllgatherv:
+      return collectives::Collective::kAllgatherv;
+    case Operation::kAlltoallv:
+      return collectives::Collective::kAlltoallv;
+    case Operation::kReduceScatterv:
+      return collectives::Collective::kReduceScatterv;
   }
   return std::nullopt;
 }
 
 bool reduces(Operation operation) noexcept {
-  return operation == Operation::kAllreduce || operation == Operation::kReduce ||
-         operation == Operation::kReduceScatter;
+  const Operation data = data_of(operation);
+  return data == Operation::kAllreduce || data == Operation::kReduce ||
+         data == Operation::kReduceScatter;
 }
 
 bool rooted(Operation operation) noexcept {
-  return operation == Operation::kBcast || operation == Operation::kReduce;
+  return operation == Operation::kBcast || operation == Operation::kReduce ||
+         operation == Operation::kGather || operation == Operation::kScatter;
 }
 
 bool has_in_place(Operation operation) noexcept {
   return operation != Operation::kBcast && operation != Operation::kBarrier &&
-         operation != Operation::kSendrecv;
+         operation != Operation::kSendrecv && operation != Operation::kGather &&
+         operation != Operation::kScatter;
 }
 
 std::size_t smallest_size(Operation operation, std::size_t element, int ranks) noexcept {
@@ -89,8 +124,9 @@ std::size_t call_count(Operation operation, std::size_t elements, int ranks) noe
 }
 
 std::size_t send_elements(Operation operation, std::size_t elements, int ranks) noexcept {
-  switch (operation) {
+  switch (data_of(operation)) {
     case Operation::kAllgather:
+    case Operation::kGather:
       return elements / static_cast<std::size_t>(ranks);
     case Operation::kBcast:  // one buffer: the receive one
     case Operation::kBarrier:
@@ -101,8 +137,9 @@ std::size_t send_elements(Operation operation, std::size_t elements, int ranks) 
 }
 
 std::size_t recv_elements(Operation operation, std::size_t elements, int ranks) noexcept {
-  switch (operation) {
+  switch (data_of(operation)) {
     case Operation::kReduceScatter:
+    case Operation::kScatter:
       return elements / static_cast<std::size_t>(ranks);
     case Operation::kBarrier:
       return 0;
@@ -113,12 +150,14 @@ std::size_t recv_elements(Operation operation, std::size_t elements, int ranks) 
 
 double bus_factor(Operation operation, int ranks) noexcept {
   const double p = ranks;
-  switch (operation) {
+  switch (data_of(operation)) {
     case Operation::kAllreduce:
       return 2.0 * (p - 1) / p;
     case Operation::kAllgather:
     case Operation::kReduceScatter:
     case Operation::kAlltoall:
+    case Operation::kGather:
+    case Operation::kScatter:
       return (p - 1) / p;
     default:
       return 1.0;

@@ -20,14 +20,26 @@ enum class Operation : std::uint8_t {
   kAlltoall,
   kBarrier,
   kSendrecv,  // each rank to the next, from the previous
+  kGather,
+  kScatter,
+  // The v-forms with every rank's count the same, as MPI benchmarks measure
+  // them: their data are those of allgather, alltoall and reduce_scatter.
+  kAllgatherv,
+  kAlltoallv,
+  kReduceScatterv,  // MPI_Reduce_scatter
 };
 
 // "allreduce", "bcast", "reduce", "allgather", "reduce_scatter",
-// "alltoall", "barrier", "sendrecv".
+// "alltoall", "barrier", "sendrecv", "gather", "scatter", "allgatherv",
+// "alltoallv", "reduce_scatterv".
 [[nodiscard]] std::string_view to_string(Operation operation) noexcept;
 [[nodiscard]] std::optional<Operation> operation_named(std::string_view name) noexcept;
 // Every name, comma separated, for messages.
 [[nodiscard]] std::string_view operation_names() noexcept;
+
+// The operation whose data a v-form moves (allgather for allgatherv ...);
+// any other operation itself.
+[[nodiscard]] Operation data_of(Operation operation) noexcept;
 
 // The library collective an operation runs (nullopt: sendrecv).
 [[nodiscard]] std::optional<collectives::Collective> collective_of(Operation operation) noexcept;
@@ -35,7 +47,8 @@ enum class Operation : std::uint8_t {
 [[nodiscard]] bool reduces(Operation operation) noexcept;
 [[nodiscard]] bool rooted(Operation operation) noexcept;
 // Whether the operation has an in-place form distinct from its
-// out-of-place one (bcast has one buffer only; barrier and sendrecv none).
+// out-of-place one (bcast has one buffer only; barrier and sendrecv none;
+// gather and scatter are measured out of place only).
 [[nodiscard]] bool has_in_place(Operation operation) noexcept;
 
 // The elements of one measured size on `ranks` ranks, as nccl-tests counts

@@ -59,6 +59,33 @@ void RailyardBenchComm::run(const Call& call) {
       pair[1].wait();
       return;
     }
+    case Operation::kGather:
+      return comm::gather(comm_, call.send, call.recv, call.count, call.type, call.root, options_);
+    case Operation::kScatter:
+      return comm::scatter(comm_, call.send, call.recv, call.count, call.type, call.root, options_);
+    case Operation::kAllgatherv:
+      equal_blocks(call.count);
+      return comm::allgatherv(comm_, send, call.count, call.recv, counts_, displs_, call.type,
+                              options_);
+    case Operation::kAlltoallv:
+      equal_blocks(call.count);
+      return comm::alltoallv(comm_, send, counts_, displs_, call.recv, counts_, displs_, call.type,
+                             options_);
+    case Operation::kReduceScatterv:
+      equal_blocks(call.count);
+      return comm::reduce_scatterv(comm_, send, call.recv, counts_, call.type, call.op, options_);
+  }
+}
+
+void RailyardBenchComm::equal_blocks(std::size_t count) {
+  const auto ranks = static_cast<std::size_t>(comm_.size());
+  if (counts_.size() == ranks && (ranks == 0 || counts_[0] == count)) {
+    return;
+  }
+  counts_.assign(ranks, count);
+  displs_.resize(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) {
+    displs_[r] = r * count;
   }
 }
 
@@ -73,6 +100,13 @@ double RailyardBenchComm::sum(double value) {
   comm::allreduce(comm_, &value, &total, 1, collectives::DataType::kFloat64,
                   collectives::ReduceOp::kSum);
   return total;
+}
+
+double RailyardBenchComm::max(double value) {
+  double largest = 0;
+  comm::allreduce(comm_, &value, &largest, 1, collectives::DataType::kFloat64,
+                  collectives::ReduceOp::kMax);
+  return largest;
 }
 
 std::uint64_t RailyardBenchComm::sum(std::uint64_t value) {

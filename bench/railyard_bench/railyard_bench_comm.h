@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "bench_comm.h"
 #include "railyard/comm/collectives.h"
@@ -25,11 +26,17 @@ class RailyardBenchComm final : public BenchComm {
   void barrier() override;
   void allgather(const void* mine, void* all, std::size_t bytes) override;
   [[nodiscard]] double sum(double value) override;
+  [[nodiscard]] double max(double value) override;
   [[nodiscard]] std::uint64_t sum(std::uint64_t value) override;
 
  private:
+  // The v-forms' counts and displacements: every rank's `count`, back to back.
+  void equal_blocks(std::size_t count);
+
   comm::Communicator comm_;
   comm::CollectiveOptions options_;
+  std::vector<std::size_t> counts_;
+  std::vector<std::size_t> displs_;
 };
 
 }  // namespace railyard::bench

@@ -16,16 +16,17 @@ int root_of(const SweepOptions& sweep) { return rooted(sweep.operation) ? sweep.
 std::string csv_line(const RunInfo& info, const Row& row, std::string_view placement,
                      const Measurement& measured) {
   const SweepOptions& sweep = info.sweep;
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{}\n", info.subject,
-                     to_string(sweep.operation), info.ranks, info.hosts,
-                     collectives::to_string(sweep.type), redop_of(sweep), root_of(sweep), row.bytes,
-                     row.elements, placement, measured.time_us, measured.algbw_gbps,
-                     measured.busbw_gbps,
-                     measured.wrong ? fmt::format("{}", *measured.wrong) : std::string());
+  return fmt::format(
+      "{},{},{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{},{:.3f}\n", info.subject,
+      to_string(sweep.operation), info.ranks, info.hosts, collectives::to_string(sweep.type),
+      redop_of(sweep), root_of(sweep), row.bytes, row.elements, placement, measured.time_us,
+      measured.algbw_gbps, measured.busbw_gbps,
+      measured.wrong ? fmt::format("{}", *measured.wrong) : std::string(), measured.max_time_us);
 }
 
 nlohmann::json json_of(const Measurement& measured) {
   nlohmann::json out{{"time_us", measured.time_us},
+                     {"max_time_us", measured.max_time_us},
                      {"algbw_gbps", measured.algbw_gbps},
                      {"busbw_gbps", measured.busbw_gbps}};
   out["wrong"] = measured.wrong ? nlohmann::json(*measured.wrong) : nlohmann::json(nullptr);
@@ -36,7 +37,7 @@ nlohmann::json json_of(const Measurement& measured) {
 
 std::string csv_header() {
   return "subject,operation,ranks,hosts,type,redop,root,size,count,placement,time_us,algbw_gbps,"
-         "busbw_gbps,wrong\n";
+         "busbw_gbps,wrong,max_time_us\n";
 }
 
 std::string csv_rows(const RunInfo& info, const std::vector<Row>& rows) {

@@ -62,7 +62,7 @@ void Sweep::prepare(std::size_t elements, bool in_place) {
   const int rank = comm_.rank();
   const std::size_t sends = send_elements(options_.operation, elements, comm_.size());
   poison(recv_.data(), recv_.size());
-  switch (options_.operation) {
+  switch (data_of(options_.operation)) {
     case Operation::kBcast:
       if (rank == options_.root) {
         fill_input(shape_, rank, recv_.data(), 0, elements);
@@ -111,6 +111,7 @@ Measurement Sweep::measure_placement(std::size_t elements, bool in_place) {
   const std::chrono::duration<double, std::micro> spent = std::chrono::steady_clock::now() - start;
   const double mine = spent.count() / options_.iterations;
   result.time_us = comm_.sum(mine) / comm_.size();
+  result.max_time_us = comm_.max(mine);
   const auto bytes = static_cast<double>(elements * element_);
   result.algbw_gbps = result.time_us > 0 ? bytes / (result.time_us * 1e3) : 0;
   result.busbw_gbps = result.algbw_gbps * bus_factor(options_.operation, comm_.size());

@@ -1,7 +1,8 @@
 // The measurement of railyard-bench: for each size, optionally a checked
 // call, then warm-up calls and timed calls back to back, out of place and
 // in place, as nccl-tests measures. The time is each rank's mean per call,
-// averaged over the ranks (nccl-tests' default).
+// averaged over the ranks (nccl-tests' default); the slowest rank's mean is
+// kept beside it.
 #pragma once
 
 #include <cstddef>
@@ -25,10 +26,11 @@ struct SweepOptions {
 };
 
 struct Measurement {
-  double time_us = 0;
+  double time_us = 0;                  // each rank's mean per call, averaged over the ranks
   double algbw_gbps = 0;               // bytes / time, in 10^9 bytes per second
   double busbw_gbps = 0;               // algbw * bus_factor
   std::optional<std::uint64_t> wrong;  // every rank's wrong elements; nullopt: not checked
+  double max_time_us = 0;              // the slowest rank's mean per call
 };
 
 struct Row {

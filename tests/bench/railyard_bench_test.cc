@@ -32,6 +32,11 @@ TEST(BenchOperation, BusFactorsAreNcclTests) {
   EXPECT_DOUBLE_EQ(bus_factor(Operation::kBcast, 4), 1.0);
   EXPECT_DOUBLE_EQ(bus_factor(Operation::kReduce, 4), 1.0);
   EXPECT_DOUBLE_EQ(bus_factor(Operation::kSendrecv, 4), 1.0);
+  EXPECT_DOUBLE_EQ(bus_factor(Operation::kGather, 4), 0.75);
+  EXPECT_DOUBLE_EQ(bus_factor(Operation::kScatter, 4), 0.75);
+  EXPECT_DOUBLE_EQ(bus_factor(Operation::kAllgatherv, 4), 0.75);
+  EXPECT_DOUBLE_EQ(bus_factor(Operation::kReduceScatterv, 8), 0.875);
+  EXPECT_DOUBLE_EQ(bus_factor(Operation::kAlltoallv, 2), 0.5);
   EXPECT_DOUBLE_EQ(bus_factor(Operation::kAllreduce, 1), 0.0);
 }
 
@@ -47,13 +52,25 @@ TEST(BenchOperation, BlockedOperationsRoundToWholeBlocks) {
   EXPECT_EQ(send_elements(Operation::kReduceScatter, 24, 3), 24U);
   EXPECT_EQ(recv_elements(Operation::kReduceScatter, 24, 3), 8U);
   EXPECT_EQ(send_elements(Operation::kBcast, 24, 3), 0U);
+  EXPECT_EQ(send_elements(Operation::kGather, 24, 3), 8U);
+  EXPECT_EQ(recv_elements(Operation::kGather, 24, 3), 24U);
+  EXPECT_EQ(send_elements(Operation::kScatter, 24, 3), 24U);
+  EXPECT_EQ(recv_elements(Operation::kScatter, 24, 3), 8U);
+  EXPECT_EQ(elements_for(Operation::kScatter, 100, 4, 3), 24U);
+  // The v-forms move their block form's data.
+  EXPECT_EQ(call_count(Operation::kAllgatherv, 24, 3), 8U);
+  EXPECT_EQ(recv_elements(Operation::kReduceScatterv, 24, 3), 8U);
+  EXPECT_EQ(send_elements(Operation::kAlltoallv, 24, 3), 24U);
 }
 
 TEST(BenchOperation, NamesRoundTrip) {
-  for (const auto operation : {Operation::kAllreduce, Operation::kBcast, Operation::kReduce,
-                               Operation::kAllgather, Operation::kReduceScatter,
-                               Operation::kAlltoall, Operation::kBarrier, Operation::kSendrecv}) {
+  for (const auto operation :
+       {Operation::kAllreduce, Operation::kBcast, Operation::kReduce, Operation::kAllgather,
+        Operation::kReduceScatter, Operation::kAlltoall, Operation::kBarrier, Operation::kSendrecv,
+        Operation::kGather, Operation::kScatter, Operation::kAllgatherv, Operation::kAlltoallv,
+        Operation::kReduceScatterv}) {
     EXPECT_EQ(operation_named(to_string(operation)), operation) << to_string(operation);
+    EXPECT_NE(operation_names().find(to_string(operation)), std::string_view::npos);
   }
   EXPECT_FALSE(operation_named("all_reduce"));
 }
@@ -174,9 +191,13 @@ std::vector<std::byte> right_output(const CheckShape& shape, int rank, std::size
   const auto at = [&](int r, std::size_t index) { return inputs[r].data() + index * element; };
   for (std::size_t i = 0; i < out.size() / element; ++i) {
     std::byte* slot = out.data() + i * element;
-    switch (shape.operation) {
+    switch (data_of(shape.operation)) {
       case Operation::kAllgather:
+      case Operation::kGather:
         std::memcpy(slot, at(static_cast<int>(i / block), i % block), element);
+        break;
+      case Operation::kScatter:
+        std::memcpy(slot, at(shape.root, rank * block + i), element);
         break;
       case Operation::kAlltoall:
         std::memcpy(slot, at(static_cast<int>(i / block), rank * block + i % block), element);
@@ -189,7 +210,7 @@ std::vector<std::byte> right_output(const CheckShape& shape, int rank, std::size
         break;
       default: {  // the reductions
         const std::size_t index =
-            shape.operation == Operation::kReduceScatter ? rank * block + i : i;
+            data_of(shape.operation) == Operation::kReduceScatter ? rank * block + i : i;
         std::memcpy(slot, at(0, index), element);
         for (int r = 1; r < shape.ranks; ++r) {
           collectives::reduce(shape.type, shape.op, slot, slot, at(r, index), 1);
@@ -204,7 +225,9 @@ TEST(BenchCheck, CountsWhatIsWrongAndNothingElse) {
   const std::size_t elements = std::size_t{3} * 37;
   for (const Operation operation :
        {Operation::kAllreduce, Operation::kReduceScatter, Operation::kAllgather,
-        Operation::kAlltoall, Operation::kBcast, Operation::kSendrecv, Operation::kReduce}) {
+        Operation::kAlltoall, Operation::kBcast, Operation::kSendrecv, Operation::kReduce,
+        Operation::kGather, Operation::kScatter, Operation::kAllgatherv, Operation::kAlltoallv,
+        Operation::kReduceScatterv}) {
     for (const DataType type : collectives::kAllDataTypes) {
       for (const ReduceOp op : {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMax, ReduceOp::kBxor}) {
         if (collectives::is_bitwise(op) && !collectives::is_integer(type)) {
@@ -256,10 +279,11 @@ RunInfo example_info() {
 }
 
 std::vector<Row> example_rows() {
-  Row small{.bytes = 8, .elements = 2, .out_of_place = {10.5, 0.001, 0.0015, 0}, .in_place = {}};
-  small.in_place = Measurement{11.25, 0.0007, 0.00105, 0};
-  Row large{.bytes = 16, .elements = 4, .out_of_place = {20, 0.2, 0.3, 3}, .in_place = {}};
-  large.in_place = Measurement{30, 0.1, 0.15, std::nullopt};
+  Row small{
+      .bytes = 8, .elements = 2, .out_of_place = {10.5, 0.001, 0.0015, 0, 12.5}, .in_place = {}};
+  small.in_place = Measurement{11.25, 0.0007, 0.00105, 0, 11.5};
+  Row large{.bytes = 16, .elements = 4, .out_of_place = {20, 0.2, 0.3, 3, 25}, .in_place = {}};
+  large.in_place = Measurement{30, 0.1, 0.15, std::nullopt, 31};
   return {small, large};
 }
 
@@ -282,15 +306,18 @@ TEST(BenchReport, CsvHasALinePerPlacementAndJsonTheWholeRun) {
   const std::string csv = csv_rows(info, rows);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);
   EXPECT_NE(
-      csv.find("railyard,allreduce,4,2,float,sum,-1,16,4,in-place,30.000,0.100000,0.150000,\n"),
+      csv.find(
+          "railyard,allreduce,4,2,float,sum,-1,16,4,in-place,30.000,0.100000,0.150000,,31.000\n"),
       std::string::npos)
       << csv;
   EXPECT_EQ(csv_header().substr(0, 18), "subject,operation,");
+  EXPECT_TRUE(csv_header().ends_with(",wrong,max_time_us\n")) << csv_header();
   const auto json = nlohmann::json::parse(json_report(info, rows));
   EXPECT_EQ(json["operation"], "allreduce");
   EXPECT_EQ(json["rows"].size(), 2U);
   EXPECT_EQ(json["rows"][1]["out_of_place"]["wrong"], 3);
   EXPECT_TRUE(json["rows"][1]["in_place"]["wrong"].is_null());
+  EXPECT_EQ(json["rows"][0]["out_of_place"]["max_time_us"], 12.5);
   EXPECT_EQ(json["wrong"], 3);
 }
 

@@ -15,7 +15,7 @@ BENCH_TABLE = sys.argv.pop(1)
 PLOT_MRAIL = sys.argv.pop(1)
 
 COLUMNS = ["subject", "operation", "ranks", "hosts", "type", "redop", "root", "size", "count",
-           "placement", "time_us", "algbw_gbps", "busbw_gbps", "wrong"]
+           "placement", "time_us", "algbw_gbps", "busbw_gbps", "wrong", "max_time_us"]
 
 
 class Files(unittest.TestCase):
@@ -34,8 +34,9 @@ class Files(unittest.TestCase):
 
 
 class BenchTable(Files):
-    def write_round(self, subject, round_number, times, wrong=0):
-        """One railyard-bench --csv file: `times` maps a size to its time in us."""
+    def write_round(self, subject, round_number, times, wrong=0, slowest=None):
+        """One railyard-bench --csv file: `times` maps a size to its time in us,
+        `slowest` to the slowest rank's (default: the same)."""
         path = self.path(f"{subject.replace(' ', '_')}-{round_number}.csv")
         with open(path, "w", newline="") as handle:
             writer = csv.writer(handle)
@@ -43,7 +44,8 @@ class BenchTable(Files):
             for size, time in times.items():
                 algbw = size / time / 1000
                 writer.writerow([subject, "allreduce", 2, 2, "float", "sum", -1, size, size // 4,
-                                 "out-of-place", time, algbw, algbw, wrong])
+                                 "out-of-place", time, algbw, algbw, wrong,
+                                 (slowest or times)[size]])
         return path
 
     def test_ratios_are_the_median_of_each_rounds_own(self):
@@ -62,6 +64,20 @@ class BenchTable(Files):
                                    " | railyard busbw (GB/s) | of line rate |")
         self.assertEqual(lines[2], "| 1 KiB | 10.0 | 20.0 | 2.00x | 0.102 | 0.10 |")
         self.assertEqual(lines[3], "| 1 MiB | 1000.0 | 1000.0 | 1.00x | 1.049 | 1.05 |")
+
+    def test_the_slowest_ranks_time_is_compared_on_request(self):
+        # On average the two tie; the baseline's slowest rank takes 4 times as long.
+        files = [self.write_round("railyard", 1, {1 << 20: 1000.0}, slowest={1 << 20: 1000.0}),
+                 self.write_round("baseline", 1, {1 << 20: 1000.0}, slowest={1 << 20: 4000.0})]
+        average = self.run_script(BENCH_TABLE, "--markdown", "--compact", *files)
+        self.assertEqual(average.returncode, 0, average.stderr)
+        self.assertEqual(average.stdout.splitlines()[2], "| 1 MiB | 1000.0 | 1000.0 | 1.00x | 1.049 |")
+        slowest = self.run_script(BENCH_TABLE, "--markdown", "--compact", "--time", "slowest",
+                                  *files)
+        self.assertEqual(slowest.returncode, 0, slowest.stderr)
+        self.assertEqual(slowest.stdout.splitlines()[2], "| 1 MiB | 1000.0 | 4000.0 | 4.00x | 1.049 |")
+        text = self.run_script(BENCH_TABLE, "--time", "slowest", *files)
+        self.assertIn("the slowest rank's time", text.stdout)
 
     def test_sizes_and_exclude_choose_rows_and_subjects(self):
         files = [self.write_round(s, 1, {64: 5.0, 4096: 9.0, 65536: 50.0})
