@@ -38,4 +38,36 @@ std::variant<std::size_t, Declined> block_bytes(const void* sendbuf, int sendcou
   return received;
 }
 
+std::variant<std::size_t, Declined> vector_bytes(const int* counts, const int* displs,
+                                                 MPI_Datatype type, int ranks) {
+  auto element = dense_bytes(type, 1);
+  if (std::holds_alternative<Declined>(element)) {
+    return element;
+  }
+  std::size_t elements = 0;
+  for (int r = 0; r < ranks; ++r) {
+    if (counts[r] < 0) {
+      return Declined{.why = Declined::Why::kNegativeCount, .first = counts[r]};
+    }
+    if (displs != nullptr && displs[r] < 0) {
+      return Declined{.why = Declined::Why::kNegativeDisplacement, .first = r, .second = displs[r]};
+    }
+    elements += static_cast<std::size_t>(counts[r]);
+  }
+  return elements * std::get<std::size_t>(element);
+}
+
+ByteBlocks byte_blocks(const int* counts, const int* displs, MPI_Datatype type, int ranks) {
+  // A dense type's extent is its size: displacements scale by it too.
+  const std::size_t element = std::get<std::size_t>(dense_bytes(type, 1));
+  ByteBlocks blocks;
+  blocks.counts.reserve(static_cast<std::size_t>(ranks));
+  blocks.displs.reserve(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) {
+    blocks.counts.push_back(static_cast<std::size_t>(counts[r]) * element);
+    blocks.displs.push_back(static_cast<std::size_t>(displs[r]) * element);
+  }
+  return blocks;
+}
+
 }  // namespace railyard::mpi_shim

@@ -12,22 +12,6 @@
 #include "railyard/mpi_shim/detail/shim.h"
 
 namespace railyard::mpi_shim {
-namespace {
-
-// Runs `carry` on railyard; a failure becomes the MPI error code that
-// comm's error handler had.
-template <typename Carry>
-int carried(Shim& shim, MPI_Comm comm, const char* call, Carry&& carry) noexcept {
-  try {
-    carry();
-    return MPI_SUCCESS;
-  } catch (...) {
-    return report_failure(shim.error_codes(), comm, call);
-  }
-}
-
-}  // namespace
-
 namespace rc = railyard::comm;
 
 int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -39,7 +23,7 @@ int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
   if (target == nullptr) {
     return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
   }
-  return carried(shim, comm, "MPI_Allreduce", [&] {
+  return carried(shim.error_codes(), comm, "MPI_Allreduce", [&] {
     rc::allreduce(*target, input(sendbuf), recvbuf, static_cast<std::size_t>(count), reduction.type,
                   reduction.op);
   });
@@ -54,7 +38,7 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
   if (target == nullptr || !valid_reduce(*target, root, sendbuf)) {
     return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
   }
-  return carried(shim, comm, "MPI_Reduce", [&] {
+  return carried(shim.error_codes(), comm, "MPI_Reduce", [&] {
     rc::reduce(*target, input(sendbuf), recvbuf, static_cast<std::size_t>(count), reduction.type,
                reduction.op, root);
   });
@@ -69,7 +53,7 @@ int bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm com
   if (target == nullptr || !valid_root(*target, root)) {
     return PMPI_Bcast(buffer, count, datatype, root, comm);
   }
-  return carried(shim, comm, "MPI_Bcast", [&] {
+  return carried(shim.error_codes(), comm, "MPI_Bcast", [&] {
     rc::bcast(*target, buffer, std::get<std::size_t>(bytes), collectives::DataType::kUint8, root);
   });
 }
@@ -83,7 +67,7 @@ int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* r
   if (target == nullptr) {
     return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   }
-  return carried(shim, comm, "MPI_Allgather", [&] {
+  return carried(shim.error_codes(), comm, "MPI_Allgather", [&] {
     rc::allgather(*target, input(sendbuf), recvbuf, std::get<std::size_t>(block),
                   collectives::DataType::kUint8);
   });
@@ -99,7 +83,7 @@ int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_
   if (target == nullptr) {
     return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
   }
-  return carried(shim, comm, "MPI_Reduce_scatter_block", [&] {
+  return carried(shim.error_codes(), comm, "MPI_Reduce_scatter_block", [&] {
     rc::reduce_scatter(*target, input(sendbuf), recvbuf, static_cast<std::size_t>(recvcount),
                        reduction.type, reduction.op);
   });
@@ -114,7 +98,7 @@ int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
   if (target == nullptr) {
     return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   }
-  return carried(shim, comm, "MPI_Alltoall", [&] {
+  return carried(shim.error_codes(), comm, "MPI_Alltoall", [&] {
     rc::alltoall(*target, input(sendbuf), recvbuf, std::get<std::size_t>(block),
                  collectives::DataType::kUint8);
   });
@@ -127,7 +111,7 @@ int barrier(MPI_Comm comm, const void* call_site) {
   if (target == nullptr) {
     return PMPI_Barrier(comm);
   }
-  return carried(shim, comm, "MPI_Barrier", [&] { rc::barrier(*target); });
+  return carried(shim.error_codes(), comm, "MPI_Barrier", [&] { rc::barrier(*target); });
 }
 
 }  // namespace railyard::mpi_shim

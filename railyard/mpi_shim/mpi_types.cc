@@ -182,6 +182,8 @@ std::string Declined::describe() const {
     case Why::kBlockSizesDiffer:
       return fmt::format("send blocks of {} bytes and receive blocks of {} (MPI reports it)", first,
                          second);
+    case Why::kNegativeDisplacement:
+      return fmt::format("displacement {} for rank {}, before the buffer's start", second, first);
     case Why::kFortranWaitsBypassShim:
       return "a non-blocking collective from Fortran, whose waits call PMPI_Wait directly, and "
              "this MPI has no progress hook (opal_progress_register) through which they would "

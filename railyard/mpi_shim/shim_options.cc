@@ -67,6 +67,16 @@ std::string_view to_string(MpiCollective collective) noexcept {
       return "alltoall";
     case MpiCollective::kBarrier:
       return "barrier";
+    case MpiCollective::kGather:
+      return "gather";
+    case MpiCollective::kScatter:
+      return "scatter";
+    case MpiCollective::kAllgatherv:
+      return "allgatherv";
+    case MpiCollective::kAlltoallv:
+      return "alltoallv";
+    case MpiCollective::kReduceScatter:
+      return "reduce_scatter";
   }
   return "?";
 }

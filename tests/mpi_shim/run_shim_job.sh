@@ -7,7 +7,7 @@
 #
 # usage: run_shim_job.sh MPIRUN RANKS SHIM_LIBRARY PLAIN_PROGRAM [SHIM_PROGRAM]
 #   SHIM_PROGRAM: the program linked with the shim (then no LD_PRELOAD).
-# environment: EXPECT_CARRIED="allreduce bcast ..." (default: all seven),
+# environment: EXPECT_CARRIED="allreduce bcast ..." (default: all twelve),
 #   SHIM_ENV="VAR=value ..." passed to the ranks of the shim run,
 #   PRELOAD_FIRST=lib: preloaded before the shim (the sanitizer build's
 #   AddressSanitizer runtime, which must come first in the library list),
@@ -25,7 +25,7 @@ ranks=$2
 shim=$3
 plain=$4
 linked=${5:-}
-expect=${EXPECT_CARRIED-allreduce reduce bcast allgather reduce_scatter_block alltoall barrier}
+expect=${EXPECT_CARRIED-allreduce reduce bcast allgather reduce_scatter_block alltoall barrier gather scatter allgatherv alltoallv reduce_scatter}
 read -r -a program_args <<<"${PROGRAM_ARGS:-}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -260,6 +260,170 @@ static void check_reduce_scatter(MPI_Comm comm, size_t count, int in_place) {
 /* Every non-blocking form at once, with point-to-point traffic around a
  * ring in the same request arrays, completed four ways: Waitall, a Testall
  * loop, Waitany and Waitsome. */
+/* Gather and scatter, each at a root of its own, and the v-forms with a
+ * different count for every rank (and gaps between the blocks of
+ * allgatherv). */
+static void check_rooted_and_vector(MPI_Comm comm, size_t count, int in_place) {
+  int rank = 0;
+  int size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const size_t ranks = (size_t)size;
+  const size_t most = count + 8 * ranks;
+  int32_t* in = checked_malloc(most * ranks * sizeof(int32_t));
+  int32_t* out = checked_malloc((most + 2) * ranks * sizeof(int32_t));
+  int* counts = checked_malloc(ranks * sizeof(int));
+  int* displs = checked_malloc(ranks * sizeof(int));
+  int* send_counts = checked_malloc(ranks * sizeof(int));
+  int* send_displs = checked_malloc(ranks * sizeof(int));
+
+  /* Gather into the last rank. */
+  const int gather_root = size - 1;
+  for (size_t i = 0; i < count; ++i) {
+    in[i] = value_of(rank, i) * 1000 + rank;
+  }
+  if (in_place && rank == gather_root) {
+    memcpy(out + (size_t)rank * count, in, count * sizeof(int32_t));
+  }
+  CHECK(MPI_Gather(in_place && rank == gather_root ? MPI_IN_PLACE : in, (int)count, MPI_INT, out,
+                   (int)count, MPI_INT, gather_root, comm) == MPI_SUCCESS,
+        "gather");
+  if (rank == gather_root) {
+    for (size_t j = 0; j < count * ranks; ++j) {
+      const int from = (int)(j / (count == 0 ? 1 : count));
+      const int32_t expected = value_of(from, j % count) * 1000 + from;
+      if (out[j] != expected) {
+        CHECK(0, "gather element %zu (count %zu): %d, expected %d", j, count, out[j], expected);
+        break;
+      }
+    }
+    mix(out, count * ranks * sizeof(int32_t));
+  }
+
+  /* Scatter from rank 0: block r of its vector to rank r. */
+  if (rank == 0) {
+    for (size_t j = 0; j < count * ranks; ++j) {
+      in[j] = (int32_t)(j % 100003) - 7;
+    }
+  }
+  const int scatter_in_place = in_place && rank == 0;
+  CHECK(MPI_Scatter(in, (int)count, MPI_INT, scatter_in_place ? MPI_IN_PLACE : out, (int)count,
+                    MPI_INT, 0, comm) == MPI_SUCCESS,
+        "scatter");
+  const int32_t* scattered = scatter_in_place ? in : out;
+  for (size_t i = 0; i < count; ++i) {
+    const int32_t expected = (int32_t)(((size_t)rank * count + i) % 100003) - 7;
+    if (scattered[i] != expected) {
+      CHECK(0, "scatter element %zu (count %zu): %d, expected %d", i, count, scattered[i],
+            expected);
+      break;
+    }
+  }
+  mix(scattered, count * sizeof(int32_t));
+
+  /* Allgatherv: rank r gives count + 3r elements, its block 2 elements past
+   * the previous one's end. */
+  int at = 0;
+  for (int r = 0; r < size; ++r) {
+    counts[r] = (int)count + 3 * r;
+    displs[r] = at;
+    at += counts[r] + 2;
+  }
+  for (int i = 0; i < counts[rank]; ++i) {
+    in[i] = rank * 100000 + i % 9973;
+  }
+  memset(out, 0, (size_t)at * sizeof(int32_t));
+  if (in_place) {
+    memcpy(out + displs[rank], in, (size_t)counts[rank] * sizeof(int32_t));
+  }
+  CHECK(MPI_Allgatherv(in_place ? MPI_IN_PLACE : in, counts[rank], MPI_INT, out, counts, displs,
+                       MPI_INT, comm) == MPI_SUCCESS,
+        "allgatherv");
+  for (int r = 0; r < size; ++r) {
+    for (int i = 0; i < counts[r]; ++i) {
+      if (out[displs[r] + i] != r * 100000 + i % 9973) {
+        CHECK(0, "allgatherv block %d at %d: %d", r, i, out[displs[r] + i]);
+        r = size;
+        break;
+      }
+    }
+  }
+  for (int r = 0; r < size; ++r) {
+    CHECK(out[displs[r] + counts[r]] == 0 && out[displs[r] + counts[r] + 1] == 0,
+          "allgatherv wrote into the gap after block %d", r);
+  }
+  mix(out, (size_t)at * sizeof(int32_t));
+
+  /* Alltoallv: rank s sends count + (s + d) % 5 elements to rank d. */
+  int send_at = 0;
+  int recv_at = 0;
+  for (int d = 0; d < size; ++d) {
+    send_counts[d] = (int)count + (rank + d) % 5;
+    send_displs[d] = send_at;
+    send_at += send_counts[d];
+    counts[d] = (int)count + (d + rank) % 5;
+    displs[d] = recv_at;
+    recv_at += counts[d];
+  }
+  for (int d = 0; d < size; ++d) {
+    for (int i = 0; i < send_counts[d]; ++i) {
+      in[send_displs[d] + i] = rank * 1000000 + d * 1000 + i % 997;
+    }
+  }
+  CHECK(MPI_Alltoallv(in, send_counts, send_displs, MPI_INT, out, counts, displs, MPI_INT, comm) ==
+            MPI_SUCCESS,
+        "alltoallv");
+  for (int s = 0; s < size; ++s) {
+    for (int i = 0; i < counts[s]; ++i) {
+      if (out[displs[s] + i] != s * 1000000 + rank * 1000 + i % 997) {
+        CHECK(0, "alltoallv block from %d at %d: %d", s, i, out[displs[s] + i]);
+        s = size;
+        break;
+      }
+    }
+  }
+  mix(out, (size_t)recv_at * sizeof(int32_t));
+
+  /* Reduce_scatter: rank r gets count + r elements of the sum. */
+  int total = 0;
+  for (int r = 0; r < size; ++r) {
+    counts[r] = (int)count + r;
+    total += counts[r];
+  }
+  for (int j = 0; j < total; ++j) {
+    in[j] = value_of(rank, (size_t)j);
+  }
+  int first = 0;
+  for (int r = 0; r < rank; ++r) {
+    first += counts[r];
+  }
+  if (in_place) {
+    memcpy(out, in, (size_t)total * sizeof(int32_t));
+  }
+  CHECK(MPI_Reduce_scatter(in_place ? MPI_IN_PLACE : in, out, counts, MPI_INT, MPI_SUM, comm) ==
+            MPI_SUCCESS,
+        "reduce_scatter");
+  for (int i = 0; i < counts[rank]; ++i) {
+    int32_t expected = 0;
+    for (int r = 0; r < size; ++r) {
+      expected += value_of(r, (size_t)first + (size_t)i);
+    }
+    if (out[i] != expected) {
+      CHECK(0, "reduce_scatter element %d (count %d): %d, expected %d", i, counts[rank], out[i],
+            expected);
+      break;
+    }
+  }
+  mix(out, (size_t)counts[rank] * sizeof(int32_t));
+
+  free(send_displs);
+  free(send_counts);
+  free(displs);
+  free(counts);
+  free(out);
+  free(in);
+}
+
 static void check_nonblocking(MPI_Comm comm, size_t count, int style) {
   int rank = 0;
   int size = 0;
@@ -382,6 +546,7 @@ static void all_collectives(MPI_Comm comm) {
     check_reduce_bcast(comm, counts[c]);
     check_allgather_alltoall(comm, counts[c] / 8, (int)(c % 2));
     check_reduce_scatter(comm, counts[c] / 4, (int)(c % 2));
+    check_rooted_and_vector(comm, counts[c] / 8, (int)(c % 2));
     CHECK(MPI_Barrier(comm) == MPI_SUCCESS, "barrier");
     check_nonblocking(comm, counts[c] / 16, (int)(c % 4));
   }

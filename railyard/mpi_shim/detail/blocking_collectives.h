@@ -27,4 +27,22 @@ int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
 
 int barrier(MPI_Comm comm, const void* call_site);
 
+// vector_collectives.cc
+int gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root, MPI_Comm comm, const void* call_site);
+
+int scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+            MPI_Datatype recvtype, int root, MPI_Comm comm, const void* call_site);
+
+int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+               const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm,
+               const void* call_site);
+
+int alltoallv(const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype,
+              void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype,
+              MPI_Comm comm, const void* call_site);
+
+int reduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm, const void* call_site);
+
 }  // namespace railyard::mpi_shim

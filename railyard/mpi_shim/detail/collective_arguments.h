@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <variant>
+#include <vector>
 
 #include "railyard/comm/collectives.h"
 #include "railyard/mpi_shim/detail/mpi_types.h"
@@ -27,6 +28,20 @@ struct ReductionArguments {
 [[nodiscard]] std::variant<std::size_t, Declined> block_bytes(const void* sendbuf, int sendcount,
                                                               MPI_Datatype sendtype, int recvcount,
                                                               MPI_Datatype recvtype);
+
+// The bytes of a v-form's `counts` (one per rank of `ranks`) of `type`, all
+// ranks together: checked, not yet converted (most calls go to MPI).
+[[nodiscard]] std::variant<std::size_t, Declined> vector_bytes(const int* counts, const int* displs,
+                                                               MPI_Datatype type, int ranks);
+
+// A v-form's counts and displacements in bytes, as railyard takes them (in
+// elements of DataType::kUint8), for `type` that vector_bytes accepted.
+struct ByteBlocks {
+  std::vector<std::size_t> counts;
+  std::vector<std::size_t> displs;
+};
+[[nodiscard]] ByteBlocks byte_blocks(const int* counts, const int* displs, MPI_Datatype type,
+                                     int ranks);
 
 // Whether `root` is a rank of `target` (MPI reports one that is not).
 [[nodiscard]] inline bool valid_root(const comm::Communicator& target, int root) noexcept {

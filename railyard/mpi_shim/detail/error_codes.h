@@ -5,6 +5,8 @@
 
 #include <mpi.h>
 
+#include <utility>
+
 namespace railyard::mpi_shim {
 
 struct ErrorCodes {
@@ -35,5 +37,17 @@ struct ErrorCodes {
 // Returns the code (the handler may not return: MPI_ERRORS_ARE_FATAL ends
 // the job).
 int report_failure(const ErrorCodes& codes, MPI_Comm comm, const char* call) noexcept;
+
+// Runs `carry` (a collective railyard carries); a failure becomes the MPI
+// error code comm's error handler had (report_failure).
+template <typename Carry>
+int carried(const ErrorCodes& codes, MPI_Comm comm, const char* call, Carry&& carry) noexcept {
+  try {
+    std::forward<Carry>(carry)();
+    return MPI_SUCCESS;
+  } catch (...) {
+    return report_failure(codes, comm, call);
+  }
+}
 
 }  // namespace railyard::mpi_shim

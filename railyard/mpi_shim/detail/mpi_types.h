@@ -28,6 +28,7 @@ struct Declined {
     kBitwiseNotInteger,       // type: a floating-point type under BAND/BOR/BXOR
     kNotReducible,            // type: not a predefined integer or floating-point type
     kBlockSizesDiffer,        // first, second: send and receive block bytes
+    kNegativeDisplacement,    // first: the rank, second: its displacement
     kFortranWaitsBypassShim,  // a Fortran non-blocking call, and no MPI progress hook
   };
   Why why;

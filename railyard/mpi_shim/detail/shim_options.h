@@ -20,6 +20,11 @@ enum class MpiCollective : std::uint8_t {
   kReduceScatterBlock,
   kAlltoall,
   kBarrier,
+  kGather,
+  kScatter,
+  kAllgatherv,
+  kAlltoallv,
+  kReduceScatter,  // MPI_Reduce_scatter: a count per rank
 };
 
 inline constexpr std::array kAllMpiCollectives{MpiCollective::kAllreduce,
@@ -28,21 +33,37 @@ inline constexpr std::array kAllMpiCollectives{MpiCollective::kAllreduce,
                                                MpiCollective::kAllgather,
                                                MpiCollective::kReduceScatterBlock,
                                                MpiCollective::kAlltoall,
-                                               MpiCollective::kBarrier};
+                                               MpiCollective::kBarrier,
+                                               MpiCollective::kGather,
+                                               MpiCollective::kScatter,
+                                               MpiCollective::kAllgatherv,
+                                               MpiCollective::kAlltoallv,
+                                               MpiCollective::kReduceScatter};
 
 // "allreduce", "reduce", "bcast", "allgather", "reduce_scatter_block",
-// "alltoall", "barrier": the names RAILYARD_MPI_COLLECTIVES takes.
+// "alltoall", "barrier", "gather", "scatter", "allgatherv", "alltoallv",
+// "reduce_scatter": the names RAILYARD_MPI_COLLECTIVES takes.
 [[nodiscard]] std::string_view to_string(MpiCollective collective) noexcept;
+
+// Every collective taken: RAILYARD_MPI_COLLECTIVES=all, the default.
+[[nodiscard]] constexpr std::array<bool, kAllMpiCollectives.size()> every_collective() noexcept {
+  std::array<bool, kAllMpiCollectives.size()> all{};
+  all.fill(true);
+  return all;
+}
 
 struct ShimOptions {
   // Which collectives go to railyard; the others always go to MPI.
   // RAILYARD_MPI_COLLECTIVES: a comma list of the names above, "all" (the
   // default) or "none".
-  std::array<bool, kAllMpiCollectives.size()> enabled{true, true, true, true, true, true, true};
+  std::array<bool, kAllMpiCollectives.size()> enabled = every_collective();
 
   // The smallest message the shim takes over, in bytes (the vector of a
-  // reduction or a bcast; a rank's block of an allgather, alltoall or
-  // reduce_scatter_block; a barrier moves none): smaller ones go to MPI,
+  // reduction or a bcast; a rank's block of an allgather, alltoall,
+  // reduce_scatter_block, gather or scatter; the mean block of an
+  // allgatherv or reduce_scatter, which every rank knows alike; a barrier
+  // moves none; an alltoallv is taken at every size, as no rank knows the
+  // others' counts to decide alike): smaller ones go to MPI,
   // whose small-message collectives are as fast (docs/mpi.md has the
   // measurement). RAILYARD_MPI_MIN_BYTES: a size such as 64k.
   std::size_t min_bytes = std::size_t{64} << 10;
