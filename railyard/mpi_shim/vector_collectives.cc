@@ -25,10 +25,14 @@ namespace {
 
 namespace rc = railyard::comm;
 
-// The ranks of `comm`, or nullopt when MPI is to report a bad handle.
+// The ranks of `comm` (the length of its count arrays), or nullopt when the
+// call goes to MPI unread: a bad handle MPI reports, or an
+// inter-communicator, whose arrays count the remote group's ranks.
 std::optional<int> ranks_of(MPI_Comm comm) noexcept {
   int ranks = 0;
-  if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &ranks) != MPI_SUCCESS || ranks <= 0) {
+  int inter = 0;
+  if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter != 0 ||
+      PMPI_Comm_size(comm, &ranks) != MPI_SUCCESS || ranks <= 0) {
     return std::nullopt;
   }
   return ranks;
