@@ -12,8 +12,12 @@ leaves the ratio alone).
 
 A round's files are named NAME-ROUND.csv (scripts/collectives-vs-openmpi.sh
 writes them so). A ratio above 1 means the subject is faster. With
---line-rate-mbps, a column gives each subject's algbw as a fraction of the
-rails' line rate (1.0: the rails are full). --compact keeps each
+--line-rate-mbps, a column gives how full each subject kept the rails: the
+bytes each host's link must carry at the least for the collective (n the
+size, H the hosts, L the ranks a host: allreduce 2n(H-1)/H; bcast and
+reduce n; allgather, reduce_scatter, gather and scatter n(H-1)/H;
+alltoall Ln(H-1)/H) over the time, as a fraction of the rails' line rate
+(1.0: full). --compact keeps each
 subject's time, the ratios, and the subject's busbw and fraction of the
 line rate; --exclude leaves a subject out; --sizes keeps those rows only.
 --time chooses the time compared: each rank's mean per call averaged over
@@ -31,6 +35,26 @@ import sys
 TIME_COLUMNS = {"average": "time_us", "slowest": "max_time_us"}
 TIME_WHAT = {"average": "the ranks' average time", "slowest": "the slowest rank's time"}
 time_column = TIME_COLUMNS["average"]
+
+
+def link_bytes(row):
+    """The bytes each host's link must carry at the least (see above), or
+    None on one host."""
+    size, ranks, hosts = int(row["size"]), int(row["ranks"]), int(row.get("hosts") or 1)
+    if hosts < 2:
+        return None
+    per_host = -(-ranks // hosts)
+    across = size * (hosts - 1) / hosts
+    operation = row["operation"]
+    if operation == "allreduce":
+        return 2 * across
+    if operation in ("bcast", "reduce"):
+        return float(size)
+    if operation in ("alltoall", "alltoallv"):
+        return per_host * across
+    if operation == "barrier":
+        return None
+    return across
 
 
 def fail(message):
@@ -153,7 +177,9 @@ def main():
             cells[1] = row["count"]
             cells += [f"{time_of(row):.1f}", f"{bandwidth_of(row, 'busbw_gbps'):.3f}"]
             if args.line_rate_mbps > 0:
-                cells.append(f"{bandwidth_of(row, 'algbw_gbps') * 1000 / args.line_rate_mbps:.2f}")
+                carried = link_bytes(row)
+                cells.append("-" if carried is None or time_of(row) <= 0
+                             else f"{carried / time_of(row) / args.line_rate_mbps:.2f}")
         mine = table[args.subject].get(size, {})
         for o in others:
             ratio = round_ratio(mine, table[o].get(size, {}))
@@ -209,8 +235,8 @@ def main():
             print("  " + "  ".join(c.rjust(w) for c, w in zip(cells, widths)))
         print(f"# {ratio_note}")
         if args.line_rate_mbps > 0:
-            print(f"# of line: algbw over the rails' line rate (parallel TCP, "
-                  f"{args.line_rate_mbps:.1f} MB/s)")
+            print(f"# of line: the bytes a host's link must carry over the time, against the "
+                  f"rails' line rate (parallel TCP, {args.line_rate_mbps:.1f} MB/s)")
         print(f"# wrong elements in the checks: {wrong}")
     return 1 if wrong else 0
 

@@ -7,7 +7,7 @@
 #
 #   collectives-vs-openmpi.sh [--layout HOSTSxRANKS] [--operation allreduce]
 #       [--min 64k] [--max 64M] [--factor 2] [--rounds 3] [--iters 20] [--rails 4]
-#       [--rate 1gbit] [--out DIR] [--build DIR] [--shim]
+#       [--rate 1gbit] [--reference-rounds N] [--out DIR] [--build DIR] [--shim]
 #       [--setting NAME=VARIABLE=VALUE]... [--build-beside NAME=DIR]...
 #
 # Layouts: HOSTSxRANKS (ranks per host), e.g. 2x1, 2x2, 4x1, 1x4. From 2
@@ -19,6 +19,7 @@
 # allreduce with one segment as large as --max: Open MPI 4.1.4's han
 # allreduce crashes as soon as a vector spans two of its segments), and the parallel-TCP
 # reference of the rails measured by railyard-mrail-bench in the same run.
+# --reference-rounds (default: --rounds) sets that reference's rounds alone.
 # The tables compare the ranks' average time and then the slowest rank's.
 # 1xN runs N ranks on this machine: railyard under railyard-run (shared
 # memory between ranks) against Open MPI over vader shared memory. Every
@@ -42,11 +43,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 
 layout=2x1 operation=allreduce min=64k max=64M factor=2 rounds=3 iters=20 rails=4 rate=1gbit
+reference_rounds=""
 out=$root/build/collectives-vs-openmpi build=$root/build/release inside=0 shim=0
 settings=() besides=() forwarded=()
 
 usage() {
-  sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
 }
 fail_usage() {
   echo "collectives-vs-openmpi.sh: $*" >&2
@@ -63,6 +65,7 @@ while (($#)); do
     --iters) iters=${2:-}; shift 2 ;;
     --rails) rails=${2:-}; shift 2 ;;
     --rate) rate=${2:-}; shift 2 ;;
+    --reference-rounds) reference_rounds=${2:-}; shift 2 ;;
     --out) out=${2:-}; shift 2 ;;
     --build) build=${2:-}; shift 2 ;;
     --inside) inside=1; shift ;;
@@ -76,6 +79,9 @@ done
 [[ "$layout" =~ ^[1-8]x[1-8]$ && "$layout" != 1x1 ]] ||
   fail_usage "--layout '$layout' is invalid: expected HOSTSxRANKS, 1 to 8 hosts and 1 to 8 ranks a host (not 1x1), e.g. 2x1, 4x2 or 1x4"
 [[ "$rounds" =~ ^[1-9][0-9]?$ ]] || fail_usage "--rounds '$rounds' is invalid: expected 1 to 99"
+reference_rounds=${reference_rounds:-$rounds}
+[[ "$reference_rounds" =~ ^[1-9][0-9]?$ ]] ||
+  fail_usage "--reference-rounds '$reference_rounds' is invalid: expected 1 to 99"
 [[ "$factor" =~ ^([2-9]|1[0-6])$ ]] || fail_usage "--factor '$factor' is invalid: expected 2 to 16"
 [[ "$iters" =~ ^[1-9][0-9]{0,5}$ ]] || fail_usage "--iters '$iters' is invalid: expected 1 to 999999"
 # NAME=VARIABLE=VALUE each; the names in order of first appearance.
@@ -134,7 +140,8 @@ if ((hosts >= 2 && inside == 0)); then
   # Bounded: netns-rails.sh stops everything and removes the namespaces.
   exec "$here/netns-rails.sh" --hosts "$hosts" --rails "$rails" --rate "$rate" --timeout 3000 -- \
     "$0" --inside --layout "$layout" --operation "$operation" --min "$min" --max "$max" --factor "$factor" \
-    --rounds "$rounds" --iters "$iters" --rails "$rails" --rate "$rate" --out "$out" --build "$build" \
+    --rounds "$rounds" --iters "$iters" --rails "$rails" --rate "$rate" \
+    --reference-rounds "$reference_rounds" --out "$out" --build "$build" \
     "${forwarded[@]}"
 fi
 mkdir -p "$out/rounds"
@@ -185,7 +192,7 @@ if ((hosts >= 2)); then
   fi
   echo "collectives-vs-openmpi.sh: the rails' parallel-TCP reference (railyard-mrail-bench)" >&2
   "$build/bin/railyard-mrail-bench" --compare parallel --policies fixed --sizes 16m \
-    --rounds "$rounds" --json "$out/reference.json" >"$out/reference.log" 2>&1 ||
+    --rounds "$reference_rounds" --json "$out/reference.json" >"$out/reference.log" 2>&1 ||
     echo "collectives-vs-openmpi.sh: the reference failed (see $out/reference.log)" >&2
   reference_mbps=$(python3 -c "
 import json, sys
@@ -193,7 +200,7 @@ for s in json.load(open(sys.argv[1]))['subjects']:
     if s['name'] == 'parallel' and s['results']:
         print(s['results'][-1]['bandwidth_MBps'])" "$out/reference.json" 2>/dev/null || true)
   printf 'reference: railyard-mrail-bench --compare parallel --policies fixed --sizes 16m --rounds %s (%s rails at %s)\n' \
-    "$rounds" "$rails" "$rate" >>"$launches"
+    "$reference_rounds" "$rails" "$rate" >>"$launches"
   railyard_launch=("${mpirun_netns[@]}" "${railyard_yield[@]}")
   subjects=(railyard tuned han)
   # Open MPI 4.1.4's han allreduce ends with signal 11 (a bad buffer in the
@@ -291,8 +298,12 @@ if [ -n "$reference_mbps" ]; then
   line_rate=(--line-rate-mbps "$reference_mbps")
 fi
 status=0
+placements=(out-of-place in-place)
+case "$operation" in
+  bcast | gather | scatter) placements=(out-of-place) ;; # no in-place form to compare
+esac
 for time in average slowest; do
-  for placement in out-of-place in-place; do
+  for placement in "${placements[@]}"; do
     python3 "$here/bench-table.py" --placement "$placement" --time "$time" "${line_rate[@]}" \
       "$out"/rounds/*.csv || status=1
   done

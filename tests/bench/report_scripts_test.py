@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Runs scripts/bench-table.py and scripts/plot-mrail.py (their paths are the
-first two arguments) on files written here, and checks their figures, their
-output and their errors."""
+"""Runs scripts/bench-table.py, scripts/plot-mrail.py and
+scripts/plot-ratios.py (their paths are the first three arguments) on files
+written here, and checks their figures, their output and their errors."""
 import csv
 import json
 import os
@@ -13,6 +13,7 @@ import unittest
 
 BENCH_TABLE = sys.argv.pop(1)
 PLOT_MRAIL = sys.argv.pop(1)
+PLOT_RATIOS = sys.argv.pop(1)
 
 COLUMNS = ["subject", "operation", "ranks", "hosts", "type", "redop", "root", "size", "count",
            "placement", "time_us", "algbw_gbps", "busbw_gbps", "wrong", "max_time_us"]
@@ -34,7 +35,8 @@ class Files(unittest.TestCase):
 
 
 class BenchTable(Files):
-    def write_round(self, subject, round_number, times, wrong=0, slowest=None):
+    def write_round(self, subject, round_number, times, wrong=0, slowest=None,
+                    operation="allreduce", ranks=2, hosts=2):
         """One railyard-bench --csv file: `times` maps a size to its time in us,
         `slowest` to the slowest rank's (default: the same)."""
         path = self.path(f"{subject.replace(' ', '_')}-{round_number}.csv")
@@ -43,7 +45,7 @@ class BenchTable(Files):
             writer.writerow(COLUMNS)
             for size, time in times.items():
                 algbw = size / time / 1000
-                writer.writerow([subject, "allreduce", 2, 2, "float", "sum", -1, size, size // 4,
+                writer.writerow([subject, operation, ranks, hosts, "float", "sum", -1, size, size // 4,
                                  "out-of-place", time, algbw, algbw, wrong,
                                  (slowest or times)[size]])
         return path
@@ -64,6 +66,24 @@ class BenchTable(Files):
                                    " | railyard busbw (GB/s) | of line rate |")
         self.assertEqual(lines[2], "| 1 KiB | 10.0 | 20.0 | 2.00x | 0.102 | 0.10 |")
         self.assertEqual(lines[3], "| 1 MiB | 1000.0 | 1000.0 | 1.00x | 1.049 | 1.05 |")
+
+    def test_the_line_rate_column_counts_what_a_hosts_link_must_carry(self):
+        # 1 MiB in 1000 us at a line rate of 1000 MB/s: an alltoall of 2
+        # hosts x 2 sends half of each rank's vector off its host (1 MiB a
+        # host), a bcast all of it, an allgather over 4 hosts 3/4 of it; a
+        # job on one host has no line rate.
+        for operation, ranks, hosts, expected in (("alltoall", 4, 2, "1.05"),
+                                                  ("bcast", 4, 2, "1.05"),
+                                                  ("allgather", 4, 4, "0.79"),
+                                                  ("allreduce", 4, 1, "-")):
+            files = [self.write_round(name, 1, {1 << 20: 1000.0}, operation=operation,
+                                      ranks=ranks, hosts=hosts)
+                     for name in ("railyard", "baseline")]
+            result = self.run_script(BENCH_TABLE, "--markdown", "--compact", "--line-rate-mbps",
+                                     "1000", *files)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertTrue(result.stdout.splitlines()[2].endswith(f"| {expected} |"),
+                            (operation, result.stdout))
 
     def test_the_slowest_ranks_time_is_compared_on_request(self):
         # On average the two tie; the baseline's slowest rank takes 4 times as long.
@@ -148,6 +168,36 @@ class PlotMrail(Files):
         result = self.run_script(PLOT_MRAIL, "-o", self.path("x.png"), not_json)
         self.assertEqual(result.returncode, 1)
         self.assertIn("expected railyard-mrail-bench --json output", result.stderr)
+
+
+class PlotRatios(Files):
+    def write_combined(self, operation, railyard_us, openmpi_us):
+        path = self.path(f"{operation}.csv")
+        with open(path, "w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(COLUMNS)
+            for subject, time in (("railyard", railyard_us), ("Open MPI tuned", openmpi_us)):
+                writer.writerow([subject, operation, 2, 2, "float", "sum", -1, 1 << 20, 1 << 18,
+                                 "out-of-place", time, 1.0, 1.0, 0, time])
+        return path
+
+    def test_writes_a_png_of_each_collectives_ratio(self):
+        output = self.path("ratios.png")
+        result = self.run_script(PLOT_RATIOS, "-o", output, "--title", "2 hosts x 1 rank",
+                                 self.write_combined("bcast", 1000.0, 2000.0),
+                                 self.write_combined("alltoall", 1000.0, 500.0))
+        if "gnuplot is not installed" in result.stderr:
+            self.skipTest(result.stderr.strip())
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("(2 collectives)", result.stdout)
+        with open(output, "rb") as handle:
+            self.assertEqual(handle.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_a_missing_baseline_is_named(self):
+        result = self.run_script(PLOT_RATIOS, "-o", self.path("x.png"), "--baseline", "UCX",
+                                 self.write_combined("bcast", 1000.0, 2000.0))
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("no size with both railyard and 'UCX'", result.stderr)
 
 
 if __name__ == "__main__":
