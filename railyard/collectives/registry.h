@@ -9,6 +9,7 @@
 
 #include "railyard/collectives/channel.h"
 #include "railyard/collectives/collective.h"
+#include "railyard/collectives/cost_model.h"
 #include "railyard/collectives/task.h"
 
 namespace railyard::collectives {
@@ -18,6 +19,8 @@ struct Algorithm {
   std::string_view name;
   std::string_view description;  // one line, for railyard-info --algorithms
   CollectiveTask (*run)(Channel channel, CollectiveArgs args);
+  // The model's time for a call, in microseconds (cost_model.h).
+  double (*cost)(const CostQuery& query);
 };
 
 // Every algorithm registered, by collective (in the order of Collective),

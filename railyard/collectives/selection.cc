@@ -24,8 +24,13 @@ using Hosts = BuiltinChoice::Hosts;
 // The built-in choice, first row that fits wins. The switch points are
 // measured on the emulated hosts (docs/benchmarks.md, "Tuning choices") or,
 // where the docs say so, taken from MPICH's and UCC's defaults.
-constexpr std::array<BuiltinChoice, 21> kBuiltin{{
+constexpr std::array<BuiltinChoice, 23> kBuiltin{{
     {Collective::kBarrier, "dissemination"},
+    // Long vectors over several hosts: segments down a chain of one rank
+    // per host cross each host's link once, where the binomial tree sends
+    // the whole vector log2 p times; on two hosts it crosses once too.
+    {Collective::kBcast, "pipeline", 64 * kKiB, kNoEnd, 1, kAnyRanks, Hosts::kSeveral, 3},
+    {Collective::kBcast, "pipeline", 128 * kKiB, kNoEnd, 1, kAnyRanks, Hosts::kSeveral},
     // Long vectors: scatter, then a ring allgather; two ranks gain nothing
     // from cutting one send in two.
     {Collective::kBcast, "scatter_allgather", 512 * kKiB, kNoEnd, 3},
@@ -60,12 +65,14 @@ constexpr std::array<BuiltinChoice, 21> kBuiltin{{
 
 bool fits(const BuiltinChoice& row, std::uint64_t bytes, int ranks, HostShape hosts) noexcept {
   if (bytes < row.from || (row.to != kNoEnd && bytes >= row.to) || ranks < row.min_ranks ||
-      ranks > row.max_ranks) {
+      ranks > row.max_ranks || hosts.hosts < row.min_hosts) {
     return false;
   }
   switch (row.hosts) {
     case Hosts::kAny:
       return true;
+    case Hosts::kSeveral:
+      return hosts.hosts > 1;
     case Hosts::kOneWithSeveralRanks:
       return hosts.hosts == 1 && hosts.ranks_per_host > 1;
     case Hosts::kSeveralWithSeveralRanks:

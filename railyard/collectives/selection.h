@@ -54,6 +54,7 @@ class AlgorithmTable {
 struct BuiltinChoice {
   enum class Hosts : std::uint8_t {
     kAny,
+    kSeveral,                  // more than one host
     kOneWithSeveralRanks,      // one host, more than one rank on it
     kSeveralWithSeveralRanks,  // several hosts, the same number of ranks on each, more than one
   };
@@ -64,6 +65,7 @@ struct BuiltinChoice {
   int min_ranks = 1;
   int max_ranks = INT32_MAX;
   Hosts hosts = Hosts::kAny;
+  int min_hosts = 1;
 };
 [[nodiscard]] std::span<const BuiltinChoice> builtin_choices() noexcept;
 

@@ -42,6 +42,17 @@ TEST(AlgorithmTable, TheBuiltInChoiceGoesBySizeAndRanks) {
   EXPECT_EQ(table.choose(Collective::kBcast, 1 << 20, 5).name, "scatter_allgather");
   EXPECT_EQ(table.choose(Collective::kBcast, 1 << 20, 2).name, "binomial");
   EXPECT_EQ(table.choose(Collective::kBcast, 1024, 5).name, "binomial");
+  // Over several hosts a long vector goes down the pipelined chain; on one
+  // host the ranks keep the scatter and allgather.
+  EXPECT_EQ(table.choose(Collective::kBcast, 1 << 20, 4, HostShape{2, 2}).name, "pipeline");
+  EXPECT_EQ(table.choose(Collective::kBcast, 1 << 20, 4, HostShape{4, 1}).name, "pipeline");
+  EXPECT_EQ(table.choose(Collective::kBcast, 1 << 20, 5, HostShape{2, 0}).name, "pipeline");
+  // From 64 KiB on three hosts or more, 128 KiB on two.
+  EXPECT_EQ(table.choose(Collective::kBcast, 64 << 10, 4, HostShape{4, 1}).name, "pipeline");
+  EXPECT_EQ(table.choose(Collective::kBcast, 64 << 10, 4, HostShape{2, 2}).name, "binomial");
+  EXPECT_EQ(table.choose(Collective::kBcast, 128 << 10, 4, HostShape{2, 2}).name, "pipeline");
+  EXPECT_EQ(table.choose(Collective::kBcast, 1 << 20, 4, HostShape{1, 4}).name,
+            "scatter_allgather");
   EXPECT_EQ(table.choose(Collective::kAllgather, 1024, 5).name, "recursive_doubling");
   EXPECT_EQ(table.choose(Collective::kAllgather, 1 << 20, 5).name, "ring");
   EXPECT_EQ(table.choose(Collective::kReduce, 1 << 20, 5).name, "binomial");
@@ -80,7 +91,7 @@ TEST(AlgorithmTable, EveryBadEntryIsRefusedNamingIt) {
   expect_refused("allreduce:8k-1k:ring", "range '8k-1k'");
   expect_refused("allreduce:x-1k:ring", "range 'x-1k'");
   expect_refused("allreduce:0-:ring", "range '0-'");
-  expect_refused("bcast:0-inf:ring", "no bcast algorithm 'ring'; there are binomial");
+  expect_refused("bcast:0-inf:ring", "no bcast algorithm 'ring'; there are binomial, pipeline");
 }
 
 TEST(AlgorithmTable, AnUnknownNameAskedByACallIsAUsageErrorListingTheOthers) {

@@ -1,18 +1,81 @@
 #include "algorithm_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <array>
+#include <cstdint>
+#include <vector>
 
 #include "railyard/collectives/registry.h"
 #include "railyard/collectives/selection.h"
 #include "railyard/comm/communicator_options.h"
 
 namespace railyard::info {
+namespace {
+
+using Hosts = collectives::BuiltinChoice::Hosts;
+
+std::string size_text(std::uint64_t bytes) {
+  if (bytes == 0) {
+    return "0";
+  }
+  constexpr std::array kUnits{std::pair{std::uint64_t{1} << 30, "g"},
+                              std::pair{std::uint64_t{1} << 20, "m"},
+                              std::pair{std::uint64_t{1} << 10, "k"}};
+  for (const auto& [unit, suffix] : kUnits) {
+    if (bytes % unit == 0) {
+      return fmt::format("{}{}", bytes / unit, suffix);
+    }
+  }
+  return fmt::format("{}", bytes);
+}
+
+// The teams a row applies to, in words ("" when any).
+std::string when(const collectives::BuiltinChoice& row) {
+  std::vector<std::string> parts;
+  if (row.min_ranks > 1 && row.max_ranks == INT32_MAX) {
+    parts.push_back(fmt::format("{} ranks or more", row.min_ranks));
+  } else if (row.max_ranks != INT32_MAX) {
+    parts.push_back(fmt::format("{} to {} ranks", row.min_ranks, row.max_ranks));
+  }
+  if (row.min_hosts > 1) {
+    parts.push_back(fmt::format("{} hosts or more", row.min_hosts));
+  }
+  switch (row.hosts) {
+    case Hosts::kAny:
+      break;
+    case Hosts::kSeveral:
+      if (row.min_hosts <= 1) {
+        parts.emplace_back("several hosts");
+      }
+      break;
+    case Hosts::kOneWithSeveralRanks:
+      parts.emplace_back("one host, several ranks");
+      break;
+    case Hosts::kSeveralWithSeveralRanks:
+      parts.emplace_back("several hosts, as many ranks on each, more than one");
+      break;
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+}  // namespace
 
 nlohmann::json algorithm_report() {
   const collectives::AlgorithmTable table =
       comm::CommunicatorOptions::from_environment().algorithms;
   nlohmann::json out;
   out["overrides"] = table.spec();
+  out["builtin"] = nlohmann::json::array();
+  for (const collectives::BuiltinChoice& row : collectives::builtin_choices()) {
+    out["builtin"].push_back(
+        {{"collective", std::string(to_string(row.collective))},
+         {"algorithm", std::string(row.algorithm)},
+         {"from_bytes", row.from},
+         {"to_bytes", row.to == UINT64_MAX ? nlohmann::json() : nlohmann::json(row.to)},
+         {"when", when(row)}});
+  }
   out["algorithms"] = nlohmann::json::array();
   for (const collectives::Algorithm* algorithm : collectives::all_algorithms()) {
     out["algorithms"].push_back({{"collective", std::string(to_string(algorithm->collective))},
@@ -29,6 +92,20 @@ std::string render_algorithms(const nlohmann::json& report) {
   for (const auto& entry : report["algorithms"]) {
     out += fmt::format("  {:<15} {:<19} {}\n", entry["collective"].get<std::string>(),
                        entry["name"].get<std::string>(), entry["description"].get<std::string>());
+  }
+  out += "Built-in choice (the first row that fits a call wins):\n";
+  for (const auto& row : report["builtin"]) {
+    const std::string to =
+        row["to_bytes"].is_null() ? "inf" : size_text(row["to_bytes"].get<std::uint64_t>());
+    const auto when_text = row["when"].get<std::string>();
+    const std::string range =
+        fmt::format("{}-{}", size_text(row["from_bytes"].get<std::uint64_t>()), to);
+    const auto algorithm = row["algorithm"].get<std::string>();
+    out += when_text.empty()
+               ? fmt::format("  {:<15} {:<12} {}\n", row["collective"].get<std::string>(), range,
+                             algorithm)
+               : fmt::format("  {:<15} {:<12} {:<19} ({})\n", row["collective"].get<std::string>(),
+                             range, algorithm, when_text);
   }
   const auto overrides = report["overrides"].get<std::string>();
   out += fmt::format("RAILYARD_ALGO: {}\n",

@@ -46,10 +46,22 @@ CollectiveTask allgather_bruck(Channel channel, CollectiveArgs args) {
   }
 }
 
+// Step at distance d sends min(d, p - d) blocks to rank r - d, plus the
+// final rotation of the whole result.
+double allgather_bruck_cost(const CostQuery& query) {
+  const double block = static_cast<double>(query.bytes) / query.ranks;
+  double total = copy_us(query, static_cast<double>(query.bytes));
+  for (int distance = 1; distance < query.ranks; distance *= 2) {
+    total += shift_step_us(query, block * std::min(distance, query.ranks - distance),
+                           query.ranks - distance);
+  }
+  return total;
+}
+
 const Registration kAllgatherRecursiveDoubling{
     Algorithm{Collective::kAllgather, "recursive_doubling",
               "ceil(log2 p) steps doubling the blocks held (Bruck's, any p): for small blocks",
-              allgather_bruck}};
+              allgather_bruck, allgather_bruck_cost}};
 
 }  // namespace
 }  // namespace railyard::collectives::detail

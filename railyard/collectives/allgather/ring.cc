@@ -22,9 +22,13 @@ CollectiveTask allgather_ring(Channel channel, CollectiveArgs args) {
   co_await ring_allgather(channel, data, Blocks{args.count * parts, parts}, element);
 }
 
-const Registration kAllgatherRing{
-    Algorithm{Collective::kAllgather, "ring",
-              "p-1 steps, each passing one rank's block to the next rank", allgather_ring}};
+double allgather_ring_cost(const CostQuery& query) {
+  return ring_us(query, static_cast<double>(query.bytes) / query.ranks, false);
+}
+
+const Registration kAllgatherRing{Algorithm{
+    Collective::kAllgather, "ring", "p-1 steps, each passing one rank's block to the next rank",
+    allgather_ring, allgather_ring_cost}};
 
 }  // namespace
 }  // namespace railyard::collectives::detail

@@ -22,10 +22,15 @@ CollectiveTask allgatherv_ring(Channel channel, CollectiveArgs args) {
   co_await ring_allgather(channel, data, layout, element);
 }
 
+// With equal counts, as the allgather ring.
+double allgatherv_ring_cost(const CostQuery& query) {
+  return ring_us(query, static_cast<double>(query.bytes) / query.ranks, false);
+}
+
 const Registration kAllgathervRing{
     Algorithm{Collective::kAllgatherv, "ring",
               "p-1 steps, each passing one rank's block (of its own length) to the next rank",
-              allgatherv_ring}};
+              allgatherv_ring, allgatherv_ring_cost}};
 
 }  // namespace
 }  // namespace railyard::collectives::detail

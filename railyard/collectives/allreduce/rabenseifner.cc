@@ -111,10 +111,24 @@ CollectiveTask allreduce_rabenseifner(Channel channel, CollectiveArgs args) {
   co_await hand_back(channel, doubling, data, bytes);
 }
 
+// Halving from the farthest partner, doubling back; each step's share of
+// the vector halves (then doubles) as the distance does.
+double allreduce_rabenseifner_cost(const CostQuery& query) {
+  const auto bytes = static_cast<double>(query.bytes);
+  const int members = floor_pow2(query.ranks);
+  double total = fold_us(query, bytes, true);
+  double share = bytes;
+  for (int mask = members / 2; mask >= 1; mask /= 2) {
+    share /= 2;
+    total += 2 * xor_step_us(query, share, mask) + reduce_us(query, share);
+  }
+  return total;
+}
+
 const Registration kAllreduceRabenseifner{Algorithm{
     Collective::kAllreduce, "rabenseifner",
     "reduce-scatter by recursive halving, allgather by recursive doubling: 2 log2 p steps",
-    allreduce_rabenseifner}};
+    allreduce_rabenseifner, allreduce_rabenseifner_cost}};
 
 }  // namespace
 }  // namespace railyard::collectives::detail

@@ -85,10 +85,19 @@ CollectiveTask allreduce_recursive_doubling(Channel channel, CollectiveArgs args
   co_await hand_back(channel, doubling, data, bytes);
 }
 
+double allreduce_recursive_doubling_cost(const CostQuery& query) {
+  const auto bytes = static_cast<double>(query.bytes);
+  double total = fold_us(query, bytes, true);
+  for (int mask = 1; mask < floor_pow2(query.ranks); mask *= 2) {
+    total += xor_step_us(query, bytes, mask) + reduce_us(query, bytes);
+  }
+  return total;
+}
+
 const Registration kAllreduceRecursiveDoubling{
     Algorithm{Collective::kAllreduce, "recursive_doubling",
               "log2 steps exchanging the whole vector; ranks past a power of two fold in first",
-              allreduce_recursive_doubling}};
+              allreduce_recursive_doubling, allreduce_recursive_doubling_cost}};
 
 }  // namespace
 }  // namespace railyard::collectives::detail

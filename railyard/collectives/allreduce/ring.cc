@@ -33,9 +33,15 @@ CollectiveTask allreduce_ring(Channel channel, CollectiveArgs args) {
   co_await ring_allgather(channel, data, blocks, element);
 }
 
-const Registration kAllreduceRing{Algorithm{
-    Collective::kAllreduce, "ring",
-    "ring reduce-scatter then ring allgather: 2(p-1) steps of 1/p of the vector", allreduce_ring}};
+double allreduce_ring_cost(const CostQuery& query) {
+  const double block = static_cast<double>(query.bytes) / query.ranks;
+  return ring_us(query, block, true) + ring_us(query, block, false);
+}
+
+const Registration kAllreduceRing{
+    Algorithm{Collective::kAllreduce, "ring",
+              "ring reduce-scatter then ring allgather: 2(p-1) steps of 1/p of the vector",
+              allreduce_ring, allreduce_ring_cost}};
 
 }  // namespace
 }  // namespace railyard::collectives::detail

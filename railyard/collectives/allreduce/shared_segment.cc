@@ -16,6 +16,9 @@
 // lane. Where it does not apply (several hosts, a non-blocking call,
 // RAILYARD_SHM or RAILYARD_HOST_SEGMENT off, or a segment one rank could
 // not map) it runs the table's allreduce over messages instead.
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <memory>
 
 #include "railyard/collectives/allreduce/flat.h"
@@ -45,11 +48,27 @@ CollectiveTask allreduce_shared_segment(Channel channel, CollectiveArgs args) {
   co_await allreduce_through_segment(*segment, channel, {}, args);
 }
 
+// One host only: each rank copies its vector in and the result out, and
+// reduces 1/p of it over p slots, the host's memory shared by all;
+// two barriers a chunk.
+double allreduce_shared_segment_cost(const CostQuery& query) {
+  if (query.shape.hosts > 1) {
+    return std::numeric_limits<double>::infinity();
+  }
+  const auto bytes = static_cast<double>(query.bytes);
+  const double memory =
+      std::min(query.fabric.copy_bytes_per_us, query.fabric.host_copy_bytes_per_us / query.ranks);
+  constexpr double kChunk = 512.0 * 1024;
+  const double chunks = std::max(1.0, std::ceil(bytes / kChunk));
+  const double barriers = 2 * chunks * ceil_log2(query.ranks) * query.fabric.host_latency_us;
+  return 3 * bytes / memory + reduce_us(query, bytes) + barriers;
+}
+
 const Registration kAllreduceSharedSegment{Algorithm{
     Collective::kAllreduce, "shared_segment",
     "one host, blocking calls: copy into a segment every rank maps, reduce 1/p of it each, "
     "copy the result out; 2 barriers per 512 KiB chunk, no messages",
-    allreduce_shared_segment}};
+    allreduce_shared_segment, allreduce_shared_segment_cost}};
 
 }  // namespace
 }  // namespace railyard::collectives::detail

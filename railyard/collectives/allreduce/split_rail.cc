@@ -25,6 +25,7 @@
 // instead.
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -113,11 +114,34 @@ CollectiveTask allreduce_split_rail(Channel channel, CollectiveArgs args) {
   co_await SideBySide{lanes};
 }
 
+// Within each host a ring reduce-scatter and allgather of 1/L blocks; across
+// hosts L allreduces of 1/L of the vector side by side, sharing the
+// host's rails (as one ring among the hosts at 1/L of their rate).
+double allreduce_split_rail_cost(const CostQuery& query) {
+  const int local = query.ranks_per_host();
+  const int hosts = (query.ranks + local - 1) / local;
+  if (hosts < 2 || local < 2) {
+    return std::numeric_limits<double>::infinity();
+  }
+  const double share = static_cast<double>(query.bytes) / local;
+  CostQuery within = query;
+  within.ranks = local;
+  within.shape = HostShape{1, local};
+  CostQuery across = query;
+  across.ranks = hosts;
+  across.bytes = static_cast<std::uint64_t>(share);
+  across.shape = HostShape{hosts, 1};
+  across.fabric.rail_bytes_per_us /= local;
+  const double block = share / hosts;
+  return ring_us(within, share, true) + ring_us(across, block, true) +
+         ring_us(across, block, false) + ring_us(within, share, false);
+}
+
 const Registration kAllreduceSplitRail{Algorithm{
     Collective::kAllreduce, "split_rail",
     "several ranks per host: reduce-scatter within each host, one allreduce per local rank "
     "across hosts side by side, allgather within each host; pipelined in segments",
-    allreduce_split_rail}};
+    allreduce_split_rail, allreduce_split_rail_cost}};
 
 }  // namespace
 }  // namespace railyard::collectives::detail

@@ -40,10 +40,14 @@ CollectiveTask alltoall_pairwise(Channel channel, CollectiveArgs args) {
   }
 }
 
+double alltoall_pairwise_cost(const CostQuery& query) {
+  return pairwise_us(query, static_cast<double>(query.bytes) / query.ranks);
+}
+
 const Registration kAlltoallPairwise{
     Algorithm{Collective::kAlltoall, "pairwise",
               "p-1 steps; in step s each rank sends to rank r+s and receives from rank r-s",
-              alltoall_pairwise}};
+              alltoall_pairwise, alltoall_pairwise_cost}};
 
 }  // namespace
 }  // namespace railyard::collectives::detail

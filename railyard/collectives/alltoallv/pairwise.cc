@@ -51,10 +51,15 @@ CollectiveTask alltoallv_pairwise(Channel channel, CollectiveArgs args) {
   }
 }
 
+// With equal counts, as alltoall's.
+double alltoallv_pairwise_cost(const CostQuery& query) {
+  return pairwise_us(query, static_cast<double>(query.bytes) / query.ranks);
+}
+
 const Registration kAlltoallvPairwise{
     Algorithm{Collective::kAlltoallv, "pairwise",
               "p-1 steps; in step s each rank sends to rank r+s and receives from rank r-s",
-              alltoallv_pairwise}};
+              alltoallv_pairwise, alltoallv_pairwise_cost}};
 
 }  // namespace
 }  // namespace railyard::collectives::detail

@@ -21,10 +21,19 @@ CollectiveTask barrier_dissemination(Channel channel, CollectiveArgs /*args*/) {
   }
 }
 
+// ceil(log2 p) rounds of a signal at distance 1, 2, 4, ...
+double barrier_dissemination_cost(const CostQuery& query) {
+  double total = 0.0;
+  for (int distance = 1; distance < query.ranks; distance *= 2) {
+    total += shift_step_us(query, 0.0, distance);
+  }
+  return total;
+}
+
 const Registration kBarrierDissemination{
     Algorithm{Collective::kBarrier, "dissemination",
               "ceil(log2 p) rounds; in round k each rank signals the rank 2^k after it",
-              barrier_dissemination}};
+              barrier_dissemination, barrier_dissemination_cost}};
 
 }  // namespace
 }  // namespace railyard::collectives::detail

@@ -29,9 +29,14 @@ CollectiveTask bcast_binomial(Channel channel, CollectiveArgs args) {
   co_await Transfers{to_children};
 }
 
-const Registration kBcastBinomial{Algorithm{
-    Collective::kBcast, "binomial",
-    "binomial tree from the root: ceil(log2 p) steps, the whole vector each", bcast_binomial}};
+double bcast_binomial_cost(const CostQuery& query) {
+  return binomial_us(query, static_cast<double>(query.bytes), false);
+}
+
+const Registration kBcastBinomial{
+    Algorithm{Collective::kBcast, "binomial",
+              "binomial tree from the root: ceil(log2 p) steps, the whole vector each",
+              bcast_binomial, bcast_binomial_cost}};
 
 }  // namespace
 }  // namespace railyard::collectives::detail

@@ -33,10 +33,15 @@ CollectiveTask bcast_scatter_allgather(Channel channel, CollectiveArgs args) {
   co_await ring_allgather(channel, data, blocks, element);
 }
 
+double bcast_scatter_allgather_cost(const CostQuery& query) {
+  const double block = static_cast<double>(query.bytes) / query.ranks;
+  return fan_step_us(query, block) + ring_us(query, block, false);
+}
+
 const Registration kBcastScatterAllgather{Algorithm{
     Collective::kBcast, "scatter_allgather",
     "the root scatters p blocks, then a ring allgather: for long vectors on 3 ranks or more",
-    bcast_scatter_allgather}};
+    bcast_scatter_allgather, bcast_scatter_allgather_cost}};
 
 }  // namespace
 }  // namespace railyard::collectives::detail

@@ -44,13 +44,19 @@ CollectiveTask gather_linear(Channel channel, CollectiveArgs args) {
   }
 }
 
-const Registration kGatherLinear{Algorithm{
-    Collective::kGather, "linear",
-    "every rank sends its block to the root, which receives them all at once", gather_linear}};
+double gather_linear_cost(const CostQuery& query) {
+  return fan_step_us(query, static_cast<double>(query.bytes) / query.ranks);
+}
 
-const Registration kGathervLinear{Algorithm{
-    Collective::kGatherv, "linear",
-    "every rank sends its block to the root, which receives them all at once", gather_linear}};
+const Registration kGatherLinear{
+    Algorithm{Collective::kGather, "linear",
+              "every rank sends its block to the root, which receives them all at once",
+              gather_linear, gather_linear_cost}};
+
+const Registration kGathervLinear{
+    Algorithm{Collective::kGatherv, "linear",
+              "every rank sends its block to the root, which receives them all at once",
+              gather_linear, gather_linear_cost}};
 
 }  // namespace
 }  // namespace railyard::collectives::detail

@@ -47,9 +47,14 @@ CollectiveTask reduce_binomial(Channel channel, CollectiveArgs args) {
   }
 }
 
-const Registration kReduceBinomial{Algorithm{
-    Collective::kReduce, "binomial",
-    "binomial tree into the root: ceil(log2 p) steps, the whole vector each", reduce_binomial}};
+double reduce_binomial_cost(const CostQuery& query) {
+  return binomial_us(query, static_cast<double>(query.bytes), true);
+}
+
+const Registration kReduceBinomial{
+    Algorithm{Collective::kReduce, "binomial",
+              "binomial tree into the root: ceil(log2 p) steps, the whole vector each",
+              reduce_binomial, reduce_binomial_cost}};
 
 }  // namespace
 }  // namespace railyard::collectives::detail

@@ -12,10 +12,14 @@ CollectiveTask reduce_scatter_ring(Channel channel, CollectiveArgs args) {
                                           args.count * parts);
 }
 
+double reduce_scatter_ring_cost(const CostQuery& query) {
+  return ring_us(query, static_cast<double>(query.bytes) / query.ranks, true);
+}
+
 const Registration kReduceScatterRing{
     Algorithm{Collective::kReduceScatter, "ring",
               "p-1 steps, each reducing one block into what the previous rank passed on",
-              reduce_scatter_ring}};
+              reduce_scatter_ring, reduce_scatter_ring_cost}};
 
 }  // namespace
 }  // namespace railyard::collectives

@@ -20,11 +20,16 @@ CollectiveTask reduce_scatterv_ring(Channel channel, CollectiveArgs args) {
                                           detail::BlockLayout{args.counts, displs, 0}, total);
 }
 
+// With equal counts, as the reduce_scatter ring.
+double reduce_scatterv_ring_cost(const CostQuery& query) {
+  return ring_us(query, static_cast<double>(query.bytes) / query.ranks, true);
+}
+
 const Registration kReduceScattervRing{Algorithm{
     Collective::kReduceScatterv, "ring",
     "p-1 steps, each reducing one block (of its own length) into what the previous rank passed "
     "on",
-    reduce_scatterv_ring}};
+    reduce_scatterv_ring, reduce_scatterv_ring_cost}};
 
 }  // namespace
 }  // namespace railyard::collectives

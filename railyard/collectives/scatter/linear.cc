@@ -40,13 +40,19 @@ CollectiveTask scatter_linear(Channel channel, CollectiveArgs args) {
 
 namespace {
 
-const Registration kScatterLinear{Algorithm{
-    Collective::kScatter, "linear",
-    "the root sends every rank its block at once, each rank receives one", scatter_linear}};
+double scatter_linear_cost(const CostQuery& query) {
+  return fan_step_us(query, static_cast<double>(query.bytes) / query.ranks);
+}
 
-const Registration kScattervLinear{Algorithm{
-    Collective::kScatterv, "linear",
-    "the root sends every rank its block at once, each rank receives one", scatter_linear}};
+const Registration kScatterLinear{
+    Algorithm{Collective::kScatter, "linear",
+              "the root sends every rank its block at once, each rank receives one", scatter_linear,
+              scatter_linear_cost}};
+
+const Registration kScattervLinear{
+    Algorithm{Collective::kScatterv, "linear",
+              "the root sends every rank its block at once, each rank receives one", scatter_linear,
+              scatter_linear_cost}};
 
 }  // namespace
 }  // namespace railyard::collectives::detail
