@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "railyard/collectives/selection.h"
 
@@ -62,6 +64,11 @@ struct CommunicatorOptions {
   // ranks run as threads of one process that stand for ranks of several
   // hosts (tests); from_environment() leaves it empty.
   std::string host_id;
+
+  // Settings of the layer that builds the world (the MPI shim's) that every
+  // rank must share too, compared with the job-wide ones as the world forms
+  // (comm/detail/job_settings.h): the variable, and its value as parsed.
+  std::vector<std::pair<std::string, std::string>> caller_job_settings;
 
   // Throws ConfigError naming the first invalid variable.
   [[nodiscard]] static CommunicatorOptions from_environment();

@@ -38,18 +38,35 @@ const comm::Communicator* Shim::choose(MpiCollective which, const char* call, MP
     return nullptr;
   }
   const std::size_t size = std::get<std::size_t>(bytes);
-  if (size < options_.min_bytes) {
-    // The common case of a call handed back: nothing formatted unless asked.
+  const CarryTable& table = options_.carry;
+  if (const std::uint64_t smallest = table.smallest(which); smallest == kNoEnd || size < smallest) {
+    // The common case of a call handed back, decided before the
+    // communicator is looked at (or built): nothing formatted unless asked.
     if (options_.verbose >= 2) {
       report_declined(
           call, call_site,
-          fmt::format("{} bytes, below RAILYARD_MPI_MIN_BYTES={}", size, options_.min_bytes));
+          smallest == kNoEnd
+              ? fmt::format("{} is carried on no layout (RAILYARD_MPI_MIN_BYTES sets a size)",
+                            to_string(which))
+              : fmt::format("{} bytes, below the {} {} is carried from", size,
+                            describe_bytes(smallest), to_string(which)));
     }
     return nullptr;
   }
   const CommEntry& entry = entry_for(comm);
   if (!entry.communicator) {
     report_declined(call, call_site, entry.declined);
+    return nullptr;
+  }
+  const Layout layout =
+      layout_of(entry.communicator->host_count(), entry.communicator->ranks_per_host());
+  if (!table.carries(which, size, layout)) {
+    if (options_.verbose >= 2) {
+      report_declined(
+          call, call_site,
+          fmt::format("{} bytes, and on its layout ({}) {} is carried {}", size, to_string(layout),
+                      to_string(which), table.describe(which, layout)));
+    }
     return nullptr;
   }
   return &*entry.communicator;

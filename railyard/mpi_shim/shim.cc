@@ -95,6 +95,11 @@ int Shim::start() noexcept {
     any = any || options_.takes(collective);
   }
   if (any) {
+    // Ranks that route a call apart would meet in different collectives:
+    // the world refuses to form unless every rank routes alike.
+    communicator_options.caller_job_settings = {
+        {"RAILYARD_MPI_COLLECTIVES", options_.enabled_list()},
+        {"RAILYARD_MPI_MIN_BYTES", options_.carry.overrides_text()}};
     build_world(communicator_options, timeout);
     if (!refused_.empty()) {
       log::error("MPI_Init: {}", refused_);
@@ -173,12 +178,28 @@ void Shim::say_started() const {
   for (int other = 0; other < world_->size(); ++other) {
     shared += static_cast<int>(other != rank && world_->shares_memory_with(other));
   }
-  log::emit(log::Level::kInfo,
-            fmt::format("MPI shim: rank {} of {}: railyard carries {} from {} bytes on "
-                        "MPI_COMM_WORLD and the communicators made from it, over {} rail(s) "
-                        "({}); {} rank(s) over shared memory",
-                        rank, size, options_.enabled_list(), options_.min_bytes, rails.size(),
-                        fmt::join(rails, ", "), shared));
+  const Layout layout = layout_of(world_->host_count(), world_->ranks_per_host());
+  std::vector<std::string> carried;
+  std::vector<std::string_view> kept;
+  for (const MpiCollective collective : kAllMpiCollectives) {
+    if (options_.takes(collective) && options_.carry.carries_some(collective, layout)) {
+      carried.push_back(
+          fmt::format("{} {}", to_string(collective), options_.carry.describe(collective, layout)));
+    } else {
+      kept.push_back(to_string(collective));
+    }
+  }
+  log::emit(
+      log::Level::kInfo,
+      fmt::format(
+          "MPI shim: rank {} of {}: railyard carries {} on MPI_COMM_WORLD ({} "
+          "host(s), {}) and on the communicators made from it as their own layout "
+          "says; MPI keeps {}; over {} rail(s) ({}); {} rank(s) over shared memory",
+          rank, size,
+          carried.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(carried, ", ")),
+          world_->host_count(), to_string(layout),
+          kept.empty() ? std::string("nothing else") : fmt::format("{}", fmt::join(kept, ", ")),
+          rails.size(), fmt::join(rails, ", "), shared));
 }
 
 void Shim::say_totals() const {

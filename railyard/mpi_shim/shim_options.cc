@@ -51,36 +51,6 @@ void parse_collectives(const std::string& text, ShimOptions& options) {
 
 }  // namespace
 
-std::string_view to_string(MpiCollective collective) noexcept {
-  switch (collective) {
-    case MpiCollective::kAllreduce:
-      return "allreduce";
-    case MpiCollective::kReduce:
-      return "reduce";
-    case MpiCollective::kBcast:
-      return "bcast";
-    case MpiCollective::kAllgather:
-      return "allgather";
-    case MpiCollective::kReduceScatterBlock:
-      return "reduce_scatter_block";
-    case MpiCollective::kAlltoall:
-      return "alltoall";
-    case MpiCollective::kBarrier:
-      return "barrier";
-    case MpiCollective::kGather:
-      return "gather";
-    case MpiCollective::kScatter:
-      return "scatter";
-    case MpiCollective::kAllgatherv:
-      return "allgatherv";
-    case MpiCollective::kAlltoallv:
-      return "alltoallv";
-    case MpiCollective::kReduceScatter:
-      return "reduce_scatter";
-  }
-  return "?";
-}
-
 std::string ShimOptions::enabled_list() const {
   std::vector<std::string_view> names;
   for (const MpiCollective collective : kAllMpiCollectives) {
@@ -97,7 +67,7 @@ ShimOptions ShimOptions::from_environment() {
     parse_collectives(*text, options);
   }
   if (const auto text = env::get("RAILYARD_MPI_MIN_BYTES")) {
-    options.min_bytes = parse_size("RAILYARD_MPI_MIN_BYTES", *text);
+    options.carry = CarryTable::parse("RAILYARD_MPI_MIN_BYTES", *text);
   }
   if (const auto text = env::get("RAILYARD_MPI_VERBOSE")) {
     options.verbose = static_cast<int>(parse_uint("RAILYARD_MPI_VERBOSE", *text, 0, 2));

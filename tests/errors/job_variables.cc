@@ -117,6 +117,12 @@ std::vector<BadInput> job_variables() {
       variable(kShim, "RAILYARD_MPI_COLLECTIVES", "", "expected all, none, or a comma list",
                read_shim),
       variable(kShim, "RAILYARD_MPI_MIN_BYTES", "-1", "expected a byte count", read_shim),
+      variable(kShim, "RAILYARD_MPI_MIN_BYTES", "bcast=1m,scan=64k",
+               "'scan=64k' names no collective the shim carries", read_shim),
+      variable(kShim, "RAILYARD_MPI_MIN_BYTES", "64k,1m", "gives two sizes for every collective",
+               read_shim),
+      variable(kShim, "RAILYARD_MPI_MIN_BYTES", "bcast=1m,bcast=2m", "names bcast twice",
+               read_shim),
       variable(kShim, "RAILYARD_MPI_VERBOSE", "3", "expected an integer from 0 to 2", read_shim),
   };
   // The log's level is refused where the library starts, once, with no

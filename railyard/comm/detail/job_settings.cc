@@ -46,6 +46,9 @@ std::vector<JobSetting> job_settings(const CommunicatorOptions& options) {
   settings.push_back({"RAILYARD_RAIL_TIMEOUT", endpoint.rail_timeout.count() == 0
                                                    ? "0 (no rail failover)"
                                                    : "not 0 (rail failover on)"});
+  for (const auto& [name, value] : options.caller_job_settings) {
+    settings.push_back({name, value});
+  }
   return settings;
 }
 
@@ -70,9 +73,11 @@ void check_job_settings_agree(const std::vector<std::vector<JobSetting>>& by_ran
     }
     throw ConfigError(
         mine[index].name, mine[index].value,
-        fmt::format("expected the same value on every rank of the job, since it changes the "
-                    "wire protocol or the collectives' algorithms; the ranks have {}",
-                    spread));
+        fmt::format(
+            "expected the same value on every rank of the job, since it changes the "
+            "wire protocol, the collectives' algorithms or the calls the MPI shim carries; the "
+            "ranks have {}",
+            spread));
   }
 }
 

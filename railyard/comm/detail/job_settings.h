@@ -17,8 +17,9 @@ struct JobSetting {
   std::string value;  // as parsed, so that equal settings spelt apart agree
 };
 
-// This rank's values: the communicator's options, and the multi-rail
-// endpoint's read from the environment as it will read them.
+// This rank's values: the communicator's options (with the caller's
+// settings last), and the multi-rail endpoint's read from the environment
+// as it will read them.
 [[nodiscard]] std::vector<JobSetting> job_settings(const CommunicatorOptions& options);
 
 // Throws ConfigError naming the first setting whose values differ between
