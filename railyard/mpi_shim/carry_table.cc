@@ -84,6 +84,7 @@ constexpr std::array<CarryRow, kMeasured.size() + kVForms> kBuiltin = [] {
 
 std::string expected_form() {
   std::vector<std::string> names;
+  names.reserve(kAllMpiCollectives.size());
   for (const MpiCollective collective : kAllMpiCollectives) {
     names.emplace_back(to_string(collective));
   }

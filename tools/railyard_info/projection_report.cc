@@ -81,7 +81,9 @@ void read_fabric_model(const std::string& path, collectives::FabricModel& fabric
     throw ConfigError("--model", path,
                       "expected a JSON object of the fabric's figures, e.g. {\"rail_MBps\": 119}");
   }
-  for (const auto& [key, value] : model.items()) {
+  for (const auto& item : model.items()) {
+    const std::string& key = item.key();
+    const nlohmann::json& value = item.value();
     if (key == "rails" && value.is_number_integer() && value.get<int>() >= 1) {
       fabric.rails = value.get<int>();
       continue;

@@ -119,7 +119,7 @@ CollectiveTask bcast_pipeline(Channel channel, CollectiveArgs args) {
 // copies' pace, and the last host's ranks copy the last one.
 double bcast_pipeline_cost(const CostQuery& query) {
   const auto bytes = static_cast<double>(query.bytes);
-  const double segment = static_cast<double>(segment_bytes(query.bytes));
+  const auto segment = static_cast<double>(segment_bytes(query.bytes));
   const int per_host = query.ranks_per_host();
   const int hosts = (query.ranks + per_host - 1) / per_host;
   const double count = std::max(1.0, std::ceil(bytes / segment));
