@@ -39,9 +39,7 @@ double on_host_us(const FabricModel& fabric, int messages, double bytes) {
 // `bytes`: the slowest host's time, sending and receiving at once.
 template <typename Send>
 double step_us(const CostQuery& query, double bytes, Send send) {
-  const int per_host = query.ranks_per_host();
-  const int hosts = (query.ranks + per_host - 1) / per_host;
-  std::vector<HostTraffic> traffic(static_cast<std::size_t>(hosts));
+  std::vector<HostTraffic> traffic(static_cast<std::size_t>(query.host_count()));
   for (int rank = 0; rank < query.ranks; ++rank) {
     const int to = send(rank);
     if (to < 0) {

@@ -38,6 +38,10 @@ struct CostQuery {
   // Ranks a host holds: the shape's, or the most any host holds when they
   // differ.
   [[nodiscard]] int ranks_per_host() const noexcept;
+  // Hosts the ranks fill, ranks_per_host() on each (the last may hold fewer).
+  [[nodiscard]] int host_count() const noexcept {
+    return (ranks + ranks_per_host() - 1) / ranks_per_host();
+  }
   [[nodiscard]] int host_of(int rank) const noexcept { return rank / ranks_per_host(); }
 };
 

@@ -119,7 +119,7 @@ CollectiveTask allreduce_split_rail(Channel channel, CollectiveArgs args) {
 // host's rails (as one ring among the hosts at 1/L of their rate).
 double allreduce_split_rail_cost(const CostQuery& query) {
   const int local = query.ranks_per_host();
-  const int hosts = (query.ranks + local - 1) / local;
+  const int hosts = query.host_count();
   if (hosts < 2 || local < 2) {
     return std::numeric_limits<double>::infinity();
   }

@@ -121,7 +121,7 @@ double bcast_pipeline_cost(const CostQuery& query) {
   const auto bytes = static_cast<double>(query.bytes);
   const auto segment = static_cast<double>(segment_bytes(query.bytes));
   const int per_host = query.ranks_per_host();
-  const int hosts = (query.ranks + per_host - 1) / per_host;
+  const int hosts = query.host_count();
   const double count = std::max(1.0, std::ceil(bytes / segment));
   const double piece = bytes / count;
   CostQuery pair = query;
