@@ -84,15 +84,32 @@ class PidDirectory {
   std::filesystem::path path_;
 };
 
-// Gone, or a zombie nobody reaped yet (it runs nothing).
-bool is_gone(pid_t pid) {
+// The line /proc/<pid>/stat holds, or "" once the process is gone.
+std::string stat_line(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string line;
-  if (!std::getline(stat, line)) {
-    return true;
+  std::getline(stat, line);
+  return line;
+}
+
+// Gone, or a zombie nobody reaped yet (it runs nothing), within a few
+// seconds: a process the launcher killed may still be releasing its
+// files and memory on a loaded machine after its pipes closed.
+::testing::AssertionResult is_gone(pid_t pid) {
+  const auto deadline = Clock::now() + 5s;
+  std::string line = stat_line(pid);
+  while (true) {
+    const auto close = line.rfind(')');
+    if (line.empty() ||
+        (close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z')) {
+      return ::testing::AssertionSuccess();
+    }
+    if (Clock::now() >= deadline) {
+      return ::testing::AssertionFailure() << "still running 5 s on: " << line;
+    }
+    std::this_thread::sleep_for(20ms);
+    line = stat_line(pid);
   }
-  const auto close = line.rfind(')');
-  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
 }
 
 // Each rank starts a background child, records both ids, then sleeps.
