@@ -9,8 +9,9 @@ combined CSV gives railyard's slowest-rank time per size (the median of
 the rounds), its reference.json the rails' measured parallel-TCP rate (a
 run on one host needs none: it prices the host's copies and reductions),
 and its CSV's hosts and ranks the layout. A rail's rate is that measured rate
-over the rails; the model's other figures (the latency between hosts and
-within one, the copy and reduction rates) are fitted to the --fit runs by
+over the rails; the model's other figures (the latency between hosts,
+the gap between the messages a host sends at once, the latency within a
+host, the copy and reduction rates) are fitted to the --fit runs by
 least squares on the logarithm of the times (Nelder-Mead), pricing each
 size with `railyard-info --algorithms --hosts H --ranks-per-host R --json`
 (the algorithm the table chooses). The --check runs are then predicted
@@ -28,12 +29,14 @@ import re
 import subprocess
 import sys
 
-FITTED = ["latency_us", "host_latency_us", "copy_MBps", "host_copy_MBps", "reduce_MBps"]
-START = {"latency_us": 12.0, "host_latency_us": 2.0, "copy_MBps": 2500.0,
+FITTED = ["latency_us", "message_gap_us", "host_latency_us", "copy_MBps", "host_copy_MBps",
+          "reduce_MBps"]
+START = {"latency_us": 12.0, "message_gap_us": 1.0, "host_latency_us": 2.0, "copy_MBps": 2500.0,
          "host_copy_MBps": 5000.0, "reduce_MBps": 2000.0}
 # Where each figure may go: a machine's, not the fit's way out of a term
 # no run constrains.
-BOUNDS = {"latency_us": (0.5, 1000.0), "host_latency_us": (0.1, 100.0),
+BOUNDS = {"latency_us": (0.5, 1000.0), "message_gap_us": (0.01, 100.0),
+          "host_latency_us": (0.1, 100.0),
           "copy_MBps": (100.0, 100000.0), "host_copy_MBps": (100.0, 400000.0),
           "reduce_MBps": (100.0, 100000.0)}
 

@@ -13,9 +13,10 @@ struct HostTraffic {
   int on_host = 0;
 };
 
-// The time for `messages` sends of `bytes` each to leave (or reach) one
-// host at once: from the stripe size a message spreads over every rail,
-// below it each message takes one rail, round robin.
+}  // namespace
+
+// From the stripe size a message spreads over every rail, below it each
+// message takes one rail, round robin.
 double network_us(const FabricModel& fabric, int messages, double bytes) {
   if (messages == 0) {
     return 0.0;
@@ -25,8 +26,10 @@ double network_us(const FabricModel& fabric, int messages, double bytes) {
   return fabric.latency_us + messages * bytes / (rails * fabric.rail_bytes_per_us);
 }
 
-// `messages` sends of `bytes` between ranks of one host at once, each
-// copied by its own rank, all through the host's memory.
+double posting_us(const FabricModel& fabric, int messages) {
+  return std::max(messages - 1, 0) * fabric.message_gap_us;
+}
+
 double on_host_us(const FabricModel& fabric, int messages, double bytes) {
   if (messages == 0) {
     return 0.0;
@@ -35,18 +38,15 @@ double on_host_us(const FabricModel& fabric, int messages, double bytes) {
   return fabric.host_latency_us + bytes / rate;
 }
 
-// A step in which `send(r)` gives the rank r sends to (or -1), each send
-// `bytes`: the slowest host's time, sending and receiving at once.
-template <typename Send>
-double step_us(const CostQuery& query, double bytes, Send send) {
+double step_us(const CostQuery& query, double bytes, const std::function<int(int)>& to) {
   std::vector<HostTraffic> traffic(static_cast<std::size_t>(query.host_count()));
   for (int rank = 0; rank < query.ranks; ++rank) {
-    const int to = send(rank);
-    if (to < 0) {
+    const int target = to(rank);
+    if (target < 0) {
       continue;
     }
     const int from_host = query.host_of(rank);
-    const int to_host = query.host_of(to);
+    const int to_host = query.host_of(target);
     if (from_host == to_host) {
       ++traffic[static_cast<std::size_t>(from_host)].on_host;
     } else {
@@ -56,13 +56,13 @@ double step_us(const CostQuery& query, double bytes, Send send) {
   }
   double slowest = 0.0;
   for (const HostTraffic& host : traffic) {
-    const double network = network_us(query.fabric, std::max(host.off_out, host.off_in), bytes);
-    slowest = std::max({slowest, network, on_host_us(query.fabric, host.on_host, bytes)});
+    const double network =
+        network_us(query.fabric, query.concurrent * std::max(host.off_out, host.off_in), bytes);
+    slowest = std::max(
+        {slowest, network, on_host_us(query.fabric, query.concurrent * host.on_host, bytes)});
   }
   return slowest;
 }
-
-}  // namespace
 
 int CostQuery::ranks_per_host() const noexcept {
   if (shape.ranks_per_host > 0) {
@@ -84,8 +84,8 @@ double shift_step_us(const CostQuery& query, double bytes, int distance) {
   for (int rank = 0; rank < per_host; ++rank) {
     off_host += static_cast<int>(query.host_of((rank + distance) % ranks) != 0);
   }
-  return std::max(network_us(query.fabric, off_host, bytes),
-                  on_host_us(query.fabric, per_host - off_host, bytes));
+  return std::max(network_us(query.fabric, query.concurrent * off_host, bytes),
+                  on_host_us(query.fabric, query.concurrent * (per_host - off_host), bytes));
 }
 
 double xor_step_us(const CostQuery& query, double bytes, int mask) {
@@ -105,12 +105,12 @@ double fan_step_us(const CostQuery& query, double bytes_each) {
   // the root's side, the network's share over every rail it has.
   const int per_host = std::min(query.ranks_per_host(), query.ranks);
   const int off_host = query.ranks - per_host;
-  const double network = network_us(query.fabric, off_host, bytes_each);
+  const double network = network_us(query.fabric, query.concurrent * off_host, bytes_each);
   const double copies = per_host > 1
                             ? query.fabric.host_latency_us +
                                   (per_host - 1) * bytes_each / query.fabric.copy_bytes_per_us
                             : 0.0;
-  return std::max(network, copies);
+  return std::max(network, copies) + posting_us(query.fabric, query.ranks - 1);
 }
 
 double reduce_us(const CostQuery& query, double bytes) {

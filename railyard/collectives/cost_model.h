@@ -8,22 +8,25 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "railyard/collectives/collective.h"
 
 namespace railyard::collectives {
 
 // The measured figures a prediction is priced from. The defaults are the
-// emulated hosts': 4 rails of 1 Gbit/s (fitted by scripts/fit-cost-model.py).
+// emulated hosts' (4 rails of 1 Gbit/s), as scripts/fit-cost-model.py
+// fitted them (docs/benchmarks.md, "Cost model").
 struct FabricModel {
-  int rails = 4;                           // per host, each to the same switch
-  double rail_bytes_per_us = 119.0;        // one rail's rate (MB/s)
-  double latency_us = 12.0;                // a small message between hosts
-  double stripe_from_bytes = 16384.0;      // messages from here use every rail
-  double host_latency_us = 2.0;            // a small message within a host
-  double copy_bytes_per_us = 2500.0;       // one rank's copy rate within a host
-  double host_copy_bytes_per_us = 5000.0;  // the host's memory, shared by its ranks
-  double reduce_bytes_per_us = 2000.0;     // one rank summing doubles
+  int rails = 4;                            // per host, each to the same switch
+  double rail_bytes_per_us = 119.0;         // one rail's rate (MB/s)
+  double latency_us = 6.792;                // a small message between hosts
+  double message_gap_us = 1.037;            // each further message one rank sends at once
+  double stripe_from_bytes = 16384.0;       // messages from here use every rail
+  double host_latency_us = 5.012;           // a small message within a host
+  double copy_bytes_per_us = 5865.0;        // one rank's copy rate within a host
+  double host_copy_bytes_per_us = 12460.0;  // the host's memory, shared by its ranks
+  double reduce_bytes_per_us = 9548.0;      // one rank summing doubles
 };
 
 // One prediction's question: `bytes` as the selection counts them (the
@@ -34,6 +37,10 @@ struct CostQuery {
   int ranks = 1;
   HostShape shape{};
   FabricModel fabric{};
+  // Copies of this collective that run side by side on the other ranks of
+  // each host, each among its own ranks, sharing the host's rails (the
+  // lanes of a hierarchical algorithm).
+  int concurrent = 1;
 
   // Ranks a host holds: the shape's, or the most any host holds when they
   // differ.
@@ -44,6 +51,20 @@ struct CostQuery {
   }
   [[nodiscard]] int host_of(int rank) const noexcept { return rank / ranks_per_host(); }
 };
+
+// The time for `messages` sends of `bytes` each to leave (or reach) one
+// host at once, over its rails.
+[[nodiscard]] double network_us(const FabricModel& fabric, int messages, double bytes);
+// What a rank pays to post `messages` sends (or receives) at once beyond
+// the first: a gap for each.
+[[nodiscard]] double posting_us(const FabricModel& fabric, int messages);
+// `messages` sends of `bytes` between ranks of one host at once, each
+// copied by its own rank, all through the host's memory.
+[[nodiscard]] double on_host_us(const FabricModel& fabric, int messages, double bytes);
+// A step in which every rank r sends `bytes` to rank to(r) (-1: to none),
+// all at once: the slowest host's time, sending and receiving at once.
+[[nodiscard]] double step_us(const CostQuery& query, double bytes,
+                             const std::function<int(int)>& to);
 
 // The time of one step in which every rank r sends `bytes` to rank
 // (r + distance) mod p and receives as much from (r - distance) mod p: the

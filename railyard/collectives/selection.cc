@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -18,54 +19,110 @@ constexpr std::uint64_t kKiB = 1024;
 constexpr std::uint64_t kMiB = kKiB * 1024;
 // The end of a range that has none ("inf").
 constexpr std::uint64_t kNoEnd = std::numeric_limits<std::uint64_t>::max();
-constexpr int kAnyRanks = std::numeric_limits<int>::max();
 using Hosts = BuiltinChoice::Hosts;
 
 // The built-in choice, first row that fits wins. The switch points are
-// measured on the emulated hosts (docs/benchmarks.md, "Tuning choices") or,
-// where the docs say so, taken from MPICH's and UCC's defaults.
-constexpr std::array<BuiltinChoice, 23> kBuiltin{{
-    {Collective::kBarrier, "dissemination"},
+// measured on the emulated hosts (docs/benchmarks.md, "Tuning choices");
+// past what they reach (more hosts or ranks a host), taken from the cost
+// model's projection (docs/benchmarks.md, "Cost model"); or, where the
+// docs say so, from MPICH's and UCC's defaults.
+constexpr auto kBuiltin = std::to_array<BuiltinChoice>({
+    {.collective = Collective::kBarrier, .algorithm = "dissemination"},
     // Long vectors over several hosts: segments down a chain of one rank
     // per host cross each host's link once, where the binomial tree sends
-    // the whole vector log2 p times; on two hosts it crosses once too.
-    {Collective::kBcast, "pipeline", 64 * kKiB, kNoEnd, 1, kAnyRanks, Hosts::kSeveral, 3},
-    {Collective::kBcast, "pipeline", 128 * kKiB, kNoEnd, 1, kAnyRanks, Hosts::kSeveral},
-    // Long vectors: scatter, then a ring allgather; two ranks gain nothing
-    // from cutting one send in two.
-    {Collective::kBcast, "scatter_allgather", 512 * kKiB, kNoEnd, 3},
-    {Collective::kBcast, "binomial"},
+    // the whole vector log2 p times; on two hosts it crosses once too. The
+    // chain takes a segment's time per host to fill: on more hosts, from
+    // longer vectors.
+    {.collective = Collective::kBcast,
+     .algorithm = "pipeline",
+     .from = 64 * kKiB,
+     .min_hosts = 3,
+     .max_hosts = 4},
+    {.collective = Collective::kBcast,
+     .algorithm = "pipeline",
+     .from = 128 * kKiB,
+     .hosts = Hosts::kSeveral,
+     .max_hosts = 2},
+    {.collective = Collective::kBcast,
+     .algorithm = "pipeline",
+     .from = 256 * kKiB,
+     .min_hosts = 5,
+     .max_hosts = 16},
+    {.collective = Collective::kBcast,
+     .algorithm = "pipeline",
+     .from = 1 * kMiB,
+     .min_hosts = 17,
+     .max_hosts = 128},
+    {.collective = Collective::kBcast, .algorithm = "pipeline", .from = 4 * kMiB, .min_hosts = 129},
+    // Long vectors on one host: scatter, then a ring allgather; two ranks
+    // gain nothing from cutting one send in two.
+    {.collective = Collective::kBcast,
+     .algorithm = "scatter_allgather",
+     .from = 512 * kKiB,
+     .min_ranks = 3,
+     .max_hosts = 1},
+    {.collective = Collective::kBcast, .algorithm = "binomial"},
     // Several ranks on each of several hosts: each host's vector crosses
-    // the network once, split over its ranks.
-    {Collective::kAllreduce, "split_rail", 16 * kKiB, kNoEnd, 1, kAnyRanks,
-     Hosts::kSeveralWithSeveralRanks},
+    // the network once, split over its ranks; with many ranks a host, the
+    // same-host passes cost more than Rabenseifner's steps below 1 MiB.
+    {.collective = Collective::kAllreduce,
+     .algorithm = "split_rail",
+     .from = 16 * kKiB,
+     .hosts = Hosts::kSeveralWithSeveralRanks,
+     .max_ranks_per_host = 4},
+    {.collective = Collective::kAllreduce,
+     .algorithm = "split_rail",
+     .from = 1 * kMiB,
+     .hosts = Hosts::kSeveralWithSeveralRanks},
     // One host: through memory its ranks share, with no message.
-    {Collective::kAllreduce, "shared_segment", 0, kNoEnd, 1, kAnyRanks,
-     Hosts::kOneWithSeveralRanks},
+    {.collective = Collective::kAllreduce,
+     .algorithm = "shared_segment",
+     .hosts = Hosts::kOneWithSeveralRanks},
     // Two ranks: one swap moves the least, at any size.
-    {Collective::kAllreduce, "recursive_doubling", 0, kNoEnd, 1, 2},
+    {.collective = Collective::kAllreduce, .algorithm = "recursive_doubling", .max_ranks = 2},
     // Short vectors: log2 p steps of the whole vector beat twice as many
-    // shorter ones.
-    {Collective::kAllreduce, "recursive_doubling", 0, 16 * kKiB},
-    {Collective::kAllreduce, "rabenseifner", 16 * kKiB, 1 * kMiB},
-    {Collective::kAllreduce, "ring"},
-    {Collective::kAllgather, "recursive_doubling", 0, 64 * kKiB},
-    {Collective::kAllgather, "ring"},
-    {Collective::kReduceScatter, "ring"},
-    {Collective::kReduce, "binomial"},
-    {Collective::kAlltoall, "pairwise"},
-    {Collective::kGather, "linear"},
-    {Collective::kScatter, "linear"},
-    {Collective::kGatherv, "linear"},
-    {Collective::kScatterv, "linear"},
-    {Collective::kAllgatherv, "ring"},
-    {Collective::kAlltoallv, "pairwise"},
-    {Collective::kReduceScatterv, "ring"},
-}};
+    // shorter ones; on many ranks, only the shortest.
+    {.collective = Collective::kAllreduce,
+     .algorithm = "recursive_doubling",
+     .to = 16 * kKiB,
+     .max_ranks = 8},
+    {.collective = Collective::kAllreduce, .algorithm = "recursive_doubling", .to = 4 * kKiB},
+    {.collective = Collective::kAllreduce, .algorithm = "rabenseifner", .to = 1 * kMiB},
+    {.collective = Collective::kAllreduce, .algorithm = "ring"},
+    // Short blocks: Bruck's ceil(log2 p) steps; on many ranks the ring's
+    // p - 1 steps cost more up to longer vectors.
+    {.collective = Collective::kAllgather, .algorithm = "recursive_doubling", .to = 64 * kKiB},
+    {.collective = Collective::kAllgather,
+     .algorithm = "recursive_doubling",
+     .to = 512,
+     .per_rank = true},
+    {.collective = Collective::kAllgather, .algorithm = "ring"},
+    // Short blocks: log2 p halving steps where the ring takes p - 1.
+    {.collective = Collective::kReduceScatter,
+     .algorithm = "recursive_halving",
+     .to = 8 * kKiB,
+     .per_rank = true},
+    {.collective = Collective::kReduceScatter, .algorithm = "ring"},
+    {.collective = Collective::kReduce, .algorithm = "binomial"},
+    // Short blocks: Bruck's log2 p packed steps where the pairwise
+    // exchange sends p - 1 messages.
+    {.collective = Collective::kAlltoall, .algorithm = "bruck", .to = 256, .per_rank = true},
+    {.collective = Collective::kAlltoall, .algorithm = "pairwise"},
+    {.collective = Collective::kGather, .algorithm = "linear"},
+    {.collective = Collective::kScatter, .algorithm = "linear"},
+    {.collective = Collective::kGatherv, .algorithm = "linear"},
+    {.collective = Collective::kScatterv, .algorithm = "linear"},
+    {.collective = Collective::kAllgatherv, .algorithm = "ring"},
+    {.collective = Collective::kAlltoallv, .algorithm = "pairwise"},
+    {.collective = Collective::kReduceScatterv, .algorithm = "ring"},
+});
 
 bool fits(const BuiltinChoice& row, std::uint64_t bytes, int ranks, HostShape hosts) noexcept {
-  if (bytes < row.from || (row.to != kNoEnd && bytes >= row.to) || ranks < row.min_ranks ||
-      ranks > row.max_ranks || hosts.hosts < row.min_hosts) {
+  const std::uint64_t measured =
+      row.per_rank ? bytes / static_cast<std::uint64_t>(std::max(ranks, 1)) : bytes;
+  if (measured < row.from || (row.to != kNoEnd && measured >= row.to) || ranks < row.min_ranks ||
+      ranks > row.max_ranks || hosts.hosts < row.min_hosts || hosts.hosts > row.max_hosts ||
+      (hosts.ranks_per_host > row.max_ranks_per_host)) {
     return false;
   }
   switch (row.hosts) {

@@ -50,7 +50,8 @@ class AlgorithmTable {
 
 // The built-in table's rows, for railyard-info and tests: from `from` bytes
 // (inclusive) to `to` (exclusive), on teams that fit, `algorithm` runs; the
-// first row that fits wins.
+// first row that fits wins. The bytes are the whole vector's (Call::bytes),
+// or one rank's block of it where `per_rank` says so.
 struct BuiltinChoice {
   enum class Hosts : std::uint8_t {
     kAny,
@@ -66,6 +67,9 @@ struct BuiltinChoice {
   int max_ranks = INT32_MAX;
   Hosts hosts = Hosts::kAny;
   int min_hosts = 1;
+  int max_hosts = INT32_MAX;
+  int max_ranks_per_host = INT32_MAX;  // on teams of the same number on each host
+  bool per_rank = false;
 };
 [[nodiscard]] std::span<const BuiltinChoice> builtin_choices() noexcept;
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Runs scripts/bench-table.py, scripts/plot-mrail.py and
-scripts/plot-ratios.py (their paths are the first three arguments) on files
-written here, and checks their figures, their output and their errors."""
+"""Runs scripts/bench-table.py, scripts/plot-mrail.py, scripts/plot-ratios.py
+and scripts/plot-projection.py (their paths are the first four arguments) on
+files written here, and checks their figures, their output and their
+errors."""
 import csv
 import json
 import os
@@ -14,6 +15,7 @@ import unittest
 BENCH_TABLE = sys.argv.pop(1)
 PLOT_MRAIL = sys.argv.pop(1)
 PLOT_RATIOS = sys.argv.pop(1)
+PLOT_PROJECTION = sys.argv.pop(1)
 
 COLUMNS = ["subject", "operation", "ranks", "hosts", "type", "redop", "root", "size", "count",
            "placement", "time_us", "algbw_gbps", "busbw_gbps", "wrong", "max_time_us"]
@@ -198,6 +200,48 @@ class PlotRatios(Files):
                                  self.write_combined("bcast", 1000.0, 2000.0))
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("no size with both railyard and 'UCX'", result.stderr)
+
+
+class PlotProjection(Files):
+    def write_projection(self, hosts, per_host, rows):
+        """A railyard-info --algorithms --hosts --json report: `rows` maps a
+        collective to [(bytes, railyard us, Open MPI us)]."""
+        path = self.path(f"{hosts}x{per_host}.json")
+        report = {"hosts": hosts, "ranks_per_host": per_host, "fabric": {"rails": 4},
+                  "collectives": [
+                      {"collective": name,
+                       "sizes": [{"bytes": size, "chosen": "ring", "predicted_us": ours,
+                                  "fastest": "ring", "fastest_us": ours, "openmpi": "linear",
+                                  "openmpi_us": theirs} for size, ours, theirs in sizes]}
+                      for name, sizes in rows.items()]}
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(report, handle)
+        return path
+
+    def test_writes_a_png_with_a_panel_per_shape(self):
+        output = self.path("projection.png")
+        result = self.run_script(
+            PLOT_PROJECTION, "-o", output,
+            self.write_projection(2, 8, {"bcast": [(8, 10.0, 20.0), (1 << 20, 100.0, 90.0)],
+                                         "barrier": [(0, 5.0, 5.0)]}),
+            self.write_projection(512, 8, {"bcast": [(8, 40.0, 80.0)]}))
+        if "gnuplot is not installed" in result.stderr:
+            self.skipTest(result.stderr.strip())
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("(2 shapes)", result.stdout)
+        with open(output, "rb") as handle:
+            self.assertEqual(handle.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_a_file_of_another_kind_is_named(self):
+        path = self.path("other.json")
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump({"hosts": 2}, handle)
+        result = self.run_script(PLOT_PROJECTION, "-o", self.path("x.png"), path)
+        if "gnuplot is not installed" in result.stderr:
+            self.skipTest(result.stderr.strip())
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn(f"{path}: ", result.stderr)
+        self.assertIn("expected railyard-info --algorithms --hosts", result.stderr)
 
 
 if __name__ == "__main__":

@@ -827,8 +827,9 @@ TEST(VCollectives, ALayoutOfTheWrongLengthIsAUsageErrorNamingIt) {
 }
 
 // Larger rank counts (11, 16) over shared memory, every algorithm of the
-// main collectives at a block length that is not a multiple of the rank
-// count, and a 16 MiB allreduce.
+// main collectives (allreduce, allgather, bcast, reduce_scatter, alltoall)
+// at a block length that is not a multiple of the rank count, and a 16 MiB
+// allreduce.
 TEST(ManyRanks, ElevenAndSixteenRanksRunEveryAlgorithmToTheReference) {
   for (const int ranks : {11, 16}) {
     SCOPED_TRACE(ranks);
@@ -875,6 +876,34 @@ TEST(ManyRanks, ElevenAndSixteenRanksRunEveryAlgorithmToTheReference) {
           bcast(comm, data.data(), kCount, DataType::kUint8, root, forced);
           for (std::size_t i = 0; i < kCount; ++i) {
             ASSERT_EQ(data[i], static_cast<std::uint8_t>(i * 7)) << algorithm.name << ", i " << i;
+          }
+        } else if (algorithm.collective == collectives::Collective::kReduceScatter) {
+          std::vector<float> in(kCount * size);
+          for (std::size_t i = 0; i < in.size(); ++i) {
+            in[i] = value(comm.rank(), i);
+          }
+          std::vector<float> out(kCount, -1.0F);
+          reduce_scatter(comm, in.data(), out.data(), kCount, DataType::kFloat32, ReduceOp::kSum,
+                         forced);
+          const std::size_t first = static_cast<std::size_t>(comm.rank()) * kCount;
+          for (std::size_t i = 0; i < kCount; ++i) {
+            float sum = 0;
+            for (int r = 0; r < ranks; ++r) {
+              sum += value(r, first + i);
+            }
+            ASSERT_EQ(out[i], sum) << algorithm.name << ", element " << i;
+          }
+        } else if (algorithm.collective == collectives::Collective::kAlltoall) {
+          std::vector<std::uint32_t> in(kCount * size);
+          for (std::size_t i = 0; i < in.size(); ++i) {
+            in[i] = tagged(comm.rank(), i);
+          }
+          std::vector<std::uint32_t> out(kCount * size, 0);
+          alltoall(comm, in.data(), out.data(), kCount, DataType::kUint32, forced);
+          const std::size_t mine = static_cast<std::size_t>(comm.rank()) * kCount;
+          for (std::size_t j = 0; j < out.size(); ++j) {
+            ASSERT_EQ(out[j], tagged(static_cast<int>(j / kCount), mine + j % kCount))
+                << algorithm.name << ", element " << j;
           }
         }
       }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -39,14 +40,22 @@ std::string when(const collectives::BuiltinChoice& row) {
   } else if (row.max_ranks != INT32_MAX) {
     parts.push_back(fmt::format("{} to {} ranks", row.min_ranks, row.max_ranks));
   }
-  if (row.min_hosts > 1) {
+  const bool several = row.hosts == Hosts::kSeveral || row.hosts == Hosts::kSeveralWithSeveralRanks;
+  const int least_hosts = std::max(row.min_hosts, several ? 2 : 1);
+  if (row.max_hosts == 1) {
+    parts.emplace_back("one host");
+  } else if (row.max_hosts == least_hosts) {
+    parts.push_back(fmt::format("{} hosts", row.max_hosts));
+  } else if (row.max_hosts != INT32_MAX) {
+    parts.push_back(fmt::format("{} to {} hosts", least_hosts, row.max_hosts));
+  } else if (row.min_hosts > 1) {
     parts.push_back(fmt::format("{} hosts or more", row.min_hosts));
   }
   switch (row.hosts) {
     case Hosts::kAny:
       break;
     case Hosts::kSeveral:
-      if (row.min_hosts <= 1) {
+      if (row.min_hosts <= 1 && row.max_hosts == INT32_MAX) {
         parts.emplace_back("several hosts");
       }
       break;
@@ -56,6 +65,12 @@ std::string when(const collectives::BuiltinChoice& row) {
     case Hosts::kSeveralWithSeveralRanks:
       parts.emplace_back("several hosts, as many ranks on each, more than one");
       break;
+  }
+  if (row.max_ranks_per_host != INT32_MAX) {
+    parts.push_back(fmt::format("at most {} ranks a host", row.max_ranks_per_host));
+  }
+  if (row.per_rank) {
+    parts.emplace_back("bytes of one rank's block");
   }
   return fmt::format("{}", fmt::join(parts, "; "));
 }

@@ -76,7 +76,7 @@ int run(int argc, char** argv) {
       ->check(CLI::Range(1.0, 1e6))
       ->needs(hosts_option);
   app.add_option("--latency", latency,
-                 "with --hosts: a small message's time between hosts in us (default 12)")
+                 "with --hosts: a small message's time between hosts in us (default 6.792)")
       ->check(CLI::Range(0.1, 1e5))
       ->needs(hosts_option);
   if (const auto status = railyard::tools::parse_command_line(app, argc, argv, "railyard-info: ")) {

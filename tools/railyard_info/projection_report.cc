@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "openmpi_model.h"
 #include "railyard/collectives/registry.h"
 #include "railyard/collectives/selection.h"
 #include "railyard/comm/communicator_options.h"
@@ -34,6 +35,7 @@ struct FabricField {
 constexpr std::array kFabricFields{
     FabricField{"rail_MBps", &collectives::FabricModel::rail_bytes_per_us},
     FabricField{"latency_us", &collectives::FabricModel::latency_us},
+    FabricField{"message_gap_us", &collectives::FabricModel::message_gap_us},
     FabricField{"stripe_from_bytes", &collectives::FabricModel::stripe_from_bytes},
     FabricField{"host_latency_us", &collectives::FabricModel::host_latency_us},
     FabricField{"copy_MBps", &collectives::FabricModel::copy_bytes_per_us},
@@ -139,11 +141,14 @@ nlohmann::json projection_report(const ProjectionOptions& options) {
           fastest_us = us;
         }
       }
+      const OpenMpiChoice openmpi = openmpi_choice(collective, query);
       rows.push_back({{"bytes", bytes},
                       {"chosen", std::string(chosen.name)},
                       {"predicted_us", chosen.cost(query)},
                       {"fastest", fastest != nullptr ? std::string(fastest->name) : ""},
-                      {"fastest_us", fastest_us}});
+                      {"fastest_us", fastest_us},
+                      {"openmpi", std::string(openmpi.algorithm)},
+                      {"openmpi_us", openmpi.predicted_us}});
     }
     out["collectives"].push_back(
         {{"collective", std::string(to_string(collective))}, {"sizes", rows}});
@@ -157,21 +162,24 @@ std::string render_projection(const nlohmann::json& report) {
   const int per_host = report["ranks_per_host"].get<int>();
   std::string out = fmt::format(
       "Projection for {} host(s) x {} rank(s) ({} ranks), {} rails of {:.0f} MB/s a host, "
-      "{:.1f} us between hosts (the cost model, docs/benchmarks.md)\n",
+      "{:.1f} us between hosts (the cost model, docs/benchmarks.md); Open MPI's choice is "
+      "coll/tuned's fixed decision, priced alike; ratio: its time over railyard's\n",
       hosts, per_host, hosts * per_host, fabric["rails"].get<int>(),
       fabric["rail_MBps"].get<double>(), fabric["latency_us"].get<double>());
   for (const auto& entry : report["collectives"]) {
-    out += fmt::format("  {}\n    {:>9}  {:<19} {:>13}  {:<19} {:>13}\n",
+    out += fmt::format("  {}\n    {:>9}  {:<19} {:>13}  {:<19} {:>13}  {:<19} {:>13} {:>8}\n",
                        entry["collective"].get<std::string>(), "size", "chosen", "predicted",
-                       "fastest modelled", "its time");
+                       "fastest modelled", "its time", "Open MPI's choice", "its time", "ratio");
     for (const auto& row : entry["sizes"]) {
       const auto chosen = row["chosen"].get<std::string>();
       const auto fastest = row["fastest"].get<std::string>();
       const double predicted = row["predicted_us"].get<double>();
-      out +=
-          fmt::format("    {:>9}  {:<19} {:>10.1f} us  {:<19} {:>10.1f} us\n",
-                      describe_size(row["bytes"].get<std::uint64_t>()), chosen, predicted,
-                      fastest == chosen ? "(the same)" : fastest, row["fastest_us"].get<double>());
+      const double openmpi = row["openmpi_us"].get<double>();
+      out += fmt::format(
+          "    {:>9}  {:<19} {:>10.1f} us  {:<19} {:>10.1f} us  {:<19} {:>10.1f} us {:>7.2f}x\n",
+          describe_size(row["bytes"].get<std::uint64_t>()), chosen, predicted,
+          fastest == chosen ? "(the same)" : fastest, row["fastest_us"].get<double>(),
+          row["openmpi"].get<std::string>(), openmpi, predicted > 0.0 ? openmpi / predicted : 1.0);
     }
   }
   return out;

@@ -1,7 +1,8 @@
 // railyard-info --algorithms --hosts H --ranks-per-host R: for a job of
 // that shape, each collective's algorithm by size as the selection chooses
-// it, the cost model's time for it, and the algorithm the model finds
-// fastest (railyard/collectives/cost_model.h).
+// it, the cost model's time for it, the algorithm the model finds fastest
+// (railyard/collectives/cost_model.h), and Open MPI's own choice priced
+// alike (openmpi_model.h).
 #pragma once
 
 #include <cstdint>

@@ -111,14 +111,15 @@ CollectiveTask allreduce_rabenseifner(Channel channel, CollectiveArgs args) {
   co_await hand_back(channel, doubling, data, bytes);
 }
 
-// Halving from the farthest partner, doubling back; each step's share of
-// the vector halves (then doubles) as the distance does.
+// Halving from the nearest partner, doubling back from the farthest; each
+// step's share of the vector halves (then doubles) as the distance grows
+// (then shrinks).
 double allreduce_rabenseifner_cost(const CostQuery& query) {
   const auto bytes = static_cast<double>(query.bytes);
   const int members = floor_pow2(query.ranks);
   double total = fold_us(query, bytes, true);
   double share = bytes;
-  for (int mask = members / 2; mask >= 1; mask /= 2) {
+  for (int mask = 1; mask < members; mask *= 2) {
     share /= 2;
     total += 2 * xor_step_us(query, share, mask) + reduce_us(query, share);
   }

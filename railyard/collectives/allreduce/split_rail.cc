@@ -25,6 +25,7 @@
 // instead.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -40,6 +41,7 @@
 #include "railyard/collectives/detail/ring.h"
 #include "railyard/collectives/reduction.h"
 #include "railyard/collectives/registry.h"
+#include "railyard/collectives/selection.h"
 #include "railyard/collectives/task.h"
 
 namespace railyard::collectives::detail {
@@ -115,26 +117,32 @@ CollectiveTask allreduce_split_rail(Channel channel, CollectiveArgs args) {
 }
 
 // Within each host a ring reduce-scatter and allgather of 1/L blocks; across
-// hosts L allreduces of 1/L of the vector side by side, sharing the
-// host's rails (as one ring among the hosts at 1/L of their rate).
+// hosts, segment by segment, L allreduces of 1/L of the segment side by
+// side, each the flat table's choice for that size, sharing the host's
+// rails. With several segments the lanes overlap one segment's same-host
+// steps with the others' network steps.
 double allreduce_split_rail_cost(const CostQuery& query) {
   const int local = query.ranks_per_host();
   const int hosts = query.host_count();
   if (hosts < 2 || local < 2) {
     return std::numeric_limits<double>::infinity();
   }
-  const double share = static_cast<double>(query.bytes) / local;
+  const auto bytes = static_cast<double>(query.bytes);
   CostQuery within = query;
   within.ranks = local;
   within.shape = HostShape{1, local};
+  const double memory =
+      ring_us(within, bytes / local, true) + ring_us(within, bytes / local, false);
+  const double segment = std::min(bytes, static_cast<double>(kSplitRailSegmentBytes));
+  const double segments = segment > 0.0 ? std::ceil(bytes / segment) : 1.0;
   CostQuery across = query;
   across.ranks = hosts;
-  across.bytes = static_cast<std::uint64_t>(share);
+  across.bytes = static_cast<std::uint64_t>(segment / local);
   across.shape = HostShape{hosts, 1};
-  across.fabric.rail_bytes_per_us /= local;
-  const double block = share / hosts;
-  return ring_us(within, share, true) + ring_us(across, block, true) +
-         ring_us(across, block, false) + ring_us(within, share, false);
+  across.concurrent = local;
+  const Algorithm& flat = AlgorithmTable().choose(Collective::kAllreduce, across.bytes, hosts);
+  const double network = segments * flat.cost(across);
+  return segments > 1.0 ? std::max(network, memory) + memory / segments : network + memory;
 }
 
 const Registration kAllreduceSplitRail{Algorithm{

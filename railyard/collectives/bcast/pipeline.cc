@@ -22,13 +22,17 @@ namespace railyard::collectives::detail {
 namespace {
 
 // Segments short enough that the chain fills in a few percent of the
-// vector's time, long enough that each costs little over its bytes.
+// vector's time, long enough that each costs little over its bytes; on
+// many hosts shorter, so that filling the chain (a segment's time per
+// host) stays within an eighth of the vector's.
 constexpr std::size_t kShortestSegment = std::size_t{32} << 10;
 constexpr std::size_t kLongestSegment = std::size_t{1} << 20;
 constexpr std::size_t kSegmentsPerVector = 64;
+constexpr std::size_t kFillShare = 8;
 
-std::size_t segment_bytes(std::size_t bytes) noexcept {
-  return std::clamp(bytes / kSegmentsPerVector, kShortestSegment, kLongestSegment);
+std::size_t segment_bytes(std::size_t bytes, std::size_t hosts) noexcept {
+  const std::size_t fill = bytes / (kFillShare * std::max<std::size_t>(hosts, 2) - kFillShare);
+  return std::clamp(std::min(bytes / kSegmentsPerVector, fill), kShortestSegment, kLongestSegment);
 }
 
 // This rank's place: whom it takes the segments from, and whom it passes
@@ -36,6 +40,7 @@ std::size_t segment_bytes(std::size_t bytes) noexcept {
 struct ChainPlace {
   int parent = -1;
   std::vector<int> children;
+  std::size_t hosts = 1;
 };
 
 ChainPlace place_in_chain(const Channel& channel, int root) {
@@ -62,6 +67,7 @@ ChainPlace place_in_chain(const Channel& channel, int root) {
   const int me = channel.rank();
   const std::size_t my_host = place_of(host_of[static_cast<std::size_t>(me)]);
   ChainPlace place;
+  place.hosts = hosts.size();
   if (leader[my_host] != me) {
     place.parent = leader[my_host];
     return place;
@@ -84,9 +90,10 @@ ChainPlace place_in_chain(const Channel& channel, int root) {
 
 CollectiveTask bcast_pipeline(Channel channel, CollectiveArgs args) {
   const std::size_t element = size_of(args.type);
-  const Segments segments = Segments::of_bytes(segment_bytes(args.count * element), element);
-  const std::size_t count = args.count == 0 ? 0 : segments.count(args.count);
   const ChainPlace place = place_in_chain(channel, args.root);
+  const Segments segments =
+      Segments::of_bytes(segment_bytes(args.count * element, place.hosts), element);
+  const std::size_t count = args.count == 0 ? 0 : segments.count(args.count);
   auto* data = static_cast<std::byte*>(args.recv);
   const auto at = [&](std::size_t k) { return data + segments.first(k, args.count) * element; };
   const auto bytes = [&](std::size_t k) { return segments.length(k, args.count) * element; };
@@ -119,9 +126,10 @@ CollectiveTask bcast_pipeline(Channel channel, CollectiveArgs args) {
 // copies' pace, and the last host's ranks copy the last one.
 double bcast_pipeline_cost(const CostQuery& query) {
   const auto bytes = static_cast<double>(query.bytes);
-  const auto segment = static_cast<double>(segment_bytes(query.bytes));
   const int per_host = query.ranks_per_host();
   const int hosts = query.host_count();
+  const auto segment =
+      static_cast<double>(segment_bytes(query.bytes, static_cast<std::size_t>(std::max(hosts, 1))));
   const double count = std::max(1.0, std::ceil(bytes / segment));
   const double piece = bytes / count;
   CostQuery pair = query;
