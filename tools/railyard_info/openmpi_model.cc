@@ -503,17 +503,21 @@ double binomial_gather_us(const CostQuery& query, double block) {
   return binomial_scatter_us(query, block);  // the same steps, the other way
 }
 
-// Recursive doubling's allgather: log2 p exchanges, doubling the blocks;
-// Open MPI runs Bruck's instead when p is no power of two.
-double doubling_allgather_us(const CostQuery& query, double block) {
-  if (collectives::floor_pow2(query.ranks) != query.ranks) {
-    return as_railyard(Collective::kAllgather, "recursive_doubling", query);
-  }
-  double total = 0.0;
-  for (int mask = 1; mask < query.ranks; mask *= 2) {
-    total += collectives::xor_step_us(query, block * mask, mask);
+// Bruck's allgather on any p: at distance d = 1, 2, 4, ... min(d, p - d)
+// blocks to rank r - d, then a rotation of the whole result.
+double bruck_allgather_us(const CostQuery& query, double block) {
+  double total = collectives::copy_us(query, whole_of(query));
+  for (int distance = 1; distance < query.ranks; distance *= 2) {
+    total += collectives::shift_step_us(query, block * std::min(distance, query.ranks - distance),
+                                        query.ranks - distance);
   }
   return total;
+}
+
+// Recursive doubling's allgather, railyard's too: the partner r xor d on a
+// power of two, Bruck's otherwise, as Open MPI falls back.
+double doubling_allgather_us(const CostQuery& query) {
+  return as_railyard(Collective::kAllgather, "recursive_doubling", query);
 }
 
 // Neighbour exchange: p / 2 steps of two blocks with alternate neighbours;
@@ -616,7 +620,7 @@ constexpr std::array kPriced{
            [](const CostQuery& q) { return knomial_us(q, whole_of(q), 4, false); }},
     Priced{Collective::kBcast, "scatter_allgather",
            [](const CostQuery& q) {
-             return binomial_scatter_us(q, block_of(q)) + doubling_allgather_us(q, block_of(q));
+             return binomial_scatter_us(q, block_of(q)) + doubling_allgather_us(q);
            }},
     // allreduce
     Priced{Collective::kAllreduce, "nonoverlapping",
@@ -657,11 +661,9 @@ constexpr std::array kPriced{
     Priced{Collective::kAllgather, "two_proc",
            [](const CostQuery& q) { return collectives::xor_step_us(q, block_of(q), 1); }},
     Priced{Collective::kAllgather, "recursive_doubling",
-           [](const CostQuery& q) { return doubling_allgather_us(q, block_of(q)); }},
+           [](const CostQuery& q) { return doubling_allgather_us(q); }},
     Priced{Collective::kAllgather, "bruck",
-           [](const CostQuery& q) {
-             return as_railyard(Collective::kAllgather, "recursive_doubling", q);
-           }},
+           [](const CostQuery& q) { return bruck_allgather_us(q, block_of(q)); }},
     Priced{Collective::kAllgather, "ring",
            [](const CostQuery& q) { return as_railyard(Collective::kAllgather, "ring", q); }},
     Priced{Collective::kAllgather, "neighbor",
