@@ -89,13 +89,23 @@ constexpr auto kBuiltin = std::to_array<BuiltinChoice>({
     {.collective = Collective::kAllreduce, .algorithm = "recursive_doubling", .to = 4 * kKiB},
     {.collective = Collective::kAllreduce, .algorithm = "rabenseifner", .to = 1 * kMiB},
     {.collective = Collective::kAllreduce, .algorithm = "ring"},
-    // Short blocks: Bruck's ceil(log2 p) steps; on many ranks the ring's
-    // p - 1 steps cost more up to longer vectors.
-    {.collective = Collective::kAllgather, .algorithm = "recursive_doubling", .to = 64 * kKiB},
+    // Short blocks: ceil(log2 p) doubling steps; on many ranks the ring's
+    // p - 1 steps cost more up to longer vectors. With one rank a host the
+    // exchanges with rank r xor d (measured faster on 4 x 1), else Bruck's
+    // shifts (measured faster on 2 x 2).
+    {.collective = Collective::kAllgather,
+     .algorithm = "recursive_doubling",
+     .to = 64 * kKiB,
+     .hosts = Hosts::kSeveral,
+     .max_ranks_per_host = 1},
     {.collective = Collective::kAllgather,
      .algorithm = "recursive_doubling",
      .to = 1 * kKiB,
+     .hosts = Hosts::kSeveral,
+     .max_ranks_per_host = 1,
      .per_rank = true},
+    {.collective = Collective::kAllgather, .algorithm = "bruck", .to = 64 * kKiB},
+    {.collective = Collective::kAllgather, .algorithm = "bruck", .to = 1 * kKiB, .per_rank = true},
     {.collective = Collective::kAllgather, .algorithm = "ring"},
     // Short blocks: log2 p halving steps where the ring takes p - 1.
     {.collective = Collective::kReduceScatter,

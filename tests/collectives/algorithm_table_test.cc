@@ -53,10 +53,40 @@ TEST(AlgorithmTable, TheBuiltInChoiceGoesBySizeAndRanks) {
   EXPECT_EQ(table.choose(Collective::kBcast, 128 << 10, 4, HostShape{2, 2}).name, "pipeline");
   EXPECT_EQ(table.choose(Collective::kBcast, 1 << 20, 4, HostShape{1, 4}).name,
             "scatter_allgather");
-  EXPECT_EQ(table.choose(Collective::kAllgather, 1024, 5).name, "recursive_doubling");
+  // Short allgathers: pairs r xor d with one rank a host, Bruck's shifts
+  // with several.
+  EXPECT_EQ(table.choose(Collective::kAllgather, 1024, 5).name, "bruck");
+  EXPECT_EQ(table.choose(Collective::kAllgather, 1024, 4, HostShape{4, 1}).name,
+            "recursive_doubling");
+  EXPECT_EQ(table.choose(Collective::kAllgather, 1024, 4, HostShape{2, 2}).name, "bruck");
   EXPECT_EQ(table.choose(Collective::kAllgather, 1 << 20, 5).name, "ring");
   EXPECT_EQ(table.choose(Collective::kReduce, 1 << 20, 5).name, "binomial");
   EXPECT_EQ(table.choose(Collective::kAlltoall, 1 << 20, 5).name, "pairwise");
+  // Rows by one rank's block: 4 KiB on 4 ranks is 1 KiB a block.
+  EXPECT_EQ(table.choose(Collective::kReduceScatter, 4096, 4).name, "recursive_halving");
+  EXPECT_EQ(table.choose(Collective::kReduceScatter, 64 << 10, 4).name, "ring");
+  EXPECT_EQ(table.choose(Collective::kAlltoall, 512, 4).name, "bruck");
+  EXPECT_EQ(table.choose(Collective::kAlltoall, 4096, 4).name, "pairwise");
+  EXPECT_EQ(table.choose(Collective::kGather, std::size_t{64} * 100, 64).name, "binomial");
+  EXPECT_EQ(table.choose(Collective::kGather, std::size_t{64} * 100, 8).name, "linear");
+  EXPECT_EQ(table.choose(Collective::kScatter, std::size_t{512} * 4096, 512).name, "binomial");
+  EXPECT_EQ(table.choose(Collective::kScatter, std::size_t{512} * 8192, 512).name, "linear");
+}
+
+TEST(AlgorithmTable, PastTheTestbedTheRowsFollowTheCostModel) {
+  const AlgorithmTable table;
+  // The chain fills a segment's time per host: on 512 hosts from 4 MiB.
+  EXPECT_EQ(table.choose(Collective::kBcast, 1 << 20, 4096, HostShape{512, 8}).name, "binomial");
+  EXPECT_EQ(table.choose(Collective::kBcast, 8 << 20, 4096, HostShape{512, 8}).name, "pipeline");
+  EXPECT_EQ(table.choose(Collective::kBcast, 512 << 10, 64, HostShape{8, 8}).name, "pipeline");
+  EXPECT_EQ(table.choose(Collective::kBcast, 512 << 10, 512, HostShape{64, 8}).name, "binomial");
+  // Split-rail from 16 KiB up to 4 ranks a host, from 1 MiB beyond.
+  EXPECT_EQ(table.choose(Collective::kAllreduce, 64 << 10, 16, HostShape{4, 4}).name, "split_rail");
+  EXPECT_EQ(table.choose(Collective::kAllreduce, 64 << 10, 64, HostShape{8, 8}).name,
+            "rabenseifner");
+  EXPECT_EQ(table.choose(Collective::kAllreduce, 2 << 20, 64, HostShape{8, 8}).name, "split_rail");
+  EXPECT_EQ(table.choose(Collective::kAllreduce, 8 << 10, 64, HostShape{8, 8}).name,
+            "rabenseifner");
 }
 
 TEST(AlgorithmTable, OverridesApplyToTheirRangesOnly) {
@@ -96,12 +126,13 @@ TEST(AlgorithmTable, EveryBadEntryIsRefusedNamingIt) {
 
 TEST(AlgorithmTable, AnUnknownNameAskedByACallIsAUsageErrorListingTheOthers) {
   try {
-    (void)AlgorithmTable::named(Collective::kAllgather, "bruck");
-    ADD_FAILURE() << "found bruck";
+    (void)AlgorithmTable::named(Collective::kAllgather, "neighbor");
+    ADD_FAILURE() << "found neighbor";
   } catch (const UsageError& error) {
-    EXPECT_NE(std::string(error.what())
-                  .find("allgather has no algorithm 'bruck'; it has recursive_doubling, ring"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(error.what())
+            .find("allgather has no algorithm 'neighbor'; it has bruck, recursive_doubling, ring"),
+        std::string::npos)
         << error.what();
   }
 }

@@ -66,7 +66,9 @@ std::string when(const collectives::BuiltinChoice& row) {
       parts.emplace_back("several hosts, as many ranks on each, more than one");
       break;
   }
-  if (row.max_ranks_per_host != INT32_MAX) {
+  if (row.max_ranks_per_host == 1) {
+    parts.emplace_back("one rank a host");
+  } else if (row.max_ranks_per_host != INT32_MAX) {
     parts.push_back(fmt::format("at most {} ranks a host", row.max_ranks_per_host));
   }
   if (row.per_rank) {

@@ -503,17 +503,6 @@ double binomial_gather_us(const CostQuery& query, double block) {
   return binomial_scatter_us(query, block);  // the same steps, the other way
 }
 
-// Bruck's allgather on any p: at distance d = 1, 2, 4, ... min(d, p - d)
-// blocks to rank r - d, then a rotation of the whole result.
-double bruck_allgather_us(const CostQuery& query, double block) {
-  double total = collectives::copy_us(query, whole_of(query));
-  for (int distance = 1; distance < query.ranks; distance *= 2) {
-    total += collectives::shift_step_us(query, block * std::min(distance, query.ranks - distance),
-                                        query.ranks - distance);
-  }
-  return total;
-}
-
 // Recursive doubling's allgather, railyard's too: the partner r xor d on a
 // power of two, Bruck's otherwise, as Open MPI falls back.
 double doubling_allgather_us(const CostQuery& query) {
@@ -663,7 +652,7 @@ constexpr std::array kPriced{
     Priced{Collective::kAllgather, "recursive_doubling",
            [](const CostQuery& q) { return doubling_allgather_us(q); }},
     Priced{Collective::kAllgather, "bruck",
-           [](const CostQuery& q) { return bruck_allgather_us(q, block_of(q)); }},
+           [](const CostQuery& q) { return as_railyard(Collective::kAllgather, "bruck", q); }},
     Priced{Collective::kAllgather, "ring",
            [](const CostQuery& q) { return as_railyard(Collective::kAllgather, "ring", q); }},
     Priced{Collective::kAllgather, "neighbor",
