@@ -26,6 +26,7 @@ bandwidths follow the time chosen.
 """
 import argparse
 import csv
+import json
 import os
 import re
 import statistics
@@ -35,6 +36,19 @@ import sys
 TIME_COLUMNS = {"average": "time_us", "slowest": "max_time_us"}
 TIME_WHAT = {"average": "the ranks' average time", "slowest": "the slowest rank's time"}
 time_column = TIME_COLUMNS["average"]
+
+
+def line_rate_of(directory):
+    """The rails' parallel-TCP rate (MB/s) that scripts/collectives-vs-openmpi.sh
+    measured beside a run (DIR/reference.json), or None."""
+    try:
+        with open(os.path.join(directory, "reference.json")) as handle:
+            for subject in json.load(handle)["subjects"]:
+                if subject["name"] == "parallel" and subject["results"]:
+                    return subject["results"][-1]["bandwidth_MBps"]
+    except (OSError, ValueError, KeyError):
+        pass
+    return None
 
 
 def link_bytes(row):

@@ -4,7 +4,7 @@ for each layout, railyard's speed against a baseline per collective and
 size (the median over the rounds of each round's own ratio, on the slowest
 rank's time and on the ranks' average), and the sizes that meet the rule.
 
-  scripts/carry-table.py [--baseline "Open MPI tuned"] DIR...
+  scripts/carry-table.py [--baseline "Open MPI tuned"] [--subject railyard] DIR...
 
 Each DIR is the --out of one scripts/collectives-vs-openmpi.sh run (one
 collective on one layout). A size is met when railyard is at least as fast
@@ -18,12 +18,13 @@ of any length from its first size up; smaller sizes than the first
 measured go to MPI. Sizes are the whole vector, as railyard-bench counts
 them; the shim's size is a rank's block for allgather, alltoall,
 reduce_scatter, gather and scatter (the whole over the ranks), and the
-vector for the others, as the last column says.
+vector for the others, as the last column says. --subject compares another
+subject of the runs instead of railyard (`--subject "Open MPI + railyard
+shim"` for runs with --shim: where the shim is ahead of MPI alone).
 """
 import argparse
 import glob
 import importlib.util
-import json
 import os
 import sys
 
@@ -41,17 +42,6 @@ def fail(message):
     sys.exit(2)
 
 
-def line_rate_of(directory):
-    try:
-        with open(os.path.join(directory, "reference.json")) as handle:
-            for subject in json.load(handle)["subjects"]:
-                if subject["name"] == "parallel" and subject["results"]:
-                    return subject["results"][-1]["bandwidth_MBps"]
-    except (OSError, ValueError, KeyError):
-        pass
-    return None
-
-
 def line_share(row, line_MBps):
     carried = bench_table.link_bytes(row)
     time = bench_table.time_of(row)
@@ -60,20 +50,21 @@ def line_share(row, line_MBps):
     return carried / time / line_MBps
 
 
-def measure(directory, baseline):
+def measure(directory, subject, baseline):
     """(operation, hosts, ranks, {size: (slowest ratio, average ratio, met)})."""
     paths = glob.glob(os.path.join(directory, "rounds", "*.csv"))
     if not paths:
         fail(f"{directory}: no rounds/*.csv (expected a collectives-vs-openmpi.sh --out)")
-    line = line_rate_of(directory)
+    line = bench_table.line_rate_of(directory)
     ratios = {}
     first = None
     for time in ("slowest", "average"):
         bench_table.time_column = bench_table.TIME_COLUMNS[time]
         table, first = bench_table.read_rounds(paths, "out-of-place")
-        if "railyard" not in table or baseline not in table:
-            fail(f"{directory}: no '{baseline}' beside railyard (subjects: {', '.join(sorted(table))})")
-        for size, mine in table["railyard"].items():
+        if subject not in table or baseline not in table:
+            fail(f"{directory}: no '{baseline}' beside '{subject}' "
+                 f"(subjects: {', '.join(sorted(table))})")
+        for size, mine in table[subject].items():
             theirs = table[baseline].get(size, {})
             ratio = bench_table.round_ratio(mine, theirs)
             shares = [line_share(bench_table.median_row(rounds), line)
@@ -125,6 +116,8 @@ def main():
     parser.add_argument("runs", nargs="+", help="collectives-vs-openmpi.sh --out folders")
     parser.add_argument("--baseline", default="Open MPI tuned",
                         help="the subject railyard is compared with (on one host: Open MPI vader)")
+    parser.add_argument("--subject", default="railyard",
+                        help="the subject compared with the baseline")
     args = parser.parse_args()
     layouts = {}
     for directory in args.runs:
@@ -135,12 +128,12 @@ def main():
                     for p in glob.glob(os.path.join(directory, "rounds", "*.csv"))}
         if baseline.replace(" ", "_") not in subjects and "Open_MPI_vader" in subjects:
             baseline = "Open MPI vader"  # one host: Open MPI's shared memory
-        operation, hosts, ranks, sizes = measure(directory, baseline)
+        operation, hosts, ranks, sizes = measure(directory, args.subject, baseline)
         layouts.setdefault((hosts, ranks), {})[operation] = (sizes, baseline)
     for (hosts, ranks), operations in sorted(layouts.items()):
         names = sorted(operations)
         baselines = sorted({b for _, b in operations.values()})
-        print(f"### {hosts} host(s) x {ranks // hosts} rank(s): railyard against "
+        print(f"### {hosts} host(s) x {ranks // hosts} rank(s): {args.subject} against "
               f"{', '.join(baselines)}, slowest rank / average\n")
         all_sizes = sorted({s for sizes, _ in operations.values() for s in sizes})
         print("| size | " + " | ".join(names) + " |")

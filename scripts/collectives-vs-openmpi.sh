@@ -31,7 +31,7 @@
 # oversubscribed. --shim adds one more subject:
 # the same MPI program as Open MPI's, with the railyard MPI shim preloaded
 # (librailyard_mpi.so, docs/mpi.md), which hands it railyard's collectives
-# from RAILYARD_MPI_MIN_BYTES up and Open MPI's below. --setting adds
+# where the shim's table carries them and Open MPI's elsewhere. --setting adds
 # railyard once more as subject "railyard NAME", with the RAILYARD_* or FI_*
 # VARIABLE set to VALUE in every rank (repeat a NAME to set several), so a
 # setting is measured against the defaults in the same interleaved rounds.

@@ -22,12 +22,18 @@ fitted figures as JSON (railyard-info --model reads it) to -o.
 import argparse
 import csv
 import glob
+import importlib.util
 import json
 import math
 import os
 import re
 import subprocess
 import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location("bench_table", os.path.join(HERE, "bench-table.py"))
+bench_table = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bench_table)
 
 FITTED = ["latency_us", "message_gap_us", "host_latency_us", "copy_MBps", "host_copy_MBps",
           "reduce_MBps"]
@@ -73,12 +79,7 @@ class Run:
         if self.ranks % self.hosts:
             sys.exit(f"fit-cost-model.py: {directory}: {self.ranks} ranks on {self.hosts} hosts")
         self.per_host = self.ranks // self.hosts
-        reference = os.path.join(directory, "reference.json")
-        self.line_MBps = None
-        if os.path.exists(reference):
-            for subject in json.load(open(reference))["subjects"]:
-                if subject["name"] == "parallel" and subject["results"]:
-                    self.line_MBps = subject["results"][-1]["bandwidth_MBps"]
+        self.line_MBps = bench_table.line_rate_of(directory)
         if self.line_MBps is None and self.hosts > 1:
             sys.exit(f"fit-cost-model.py: {directory}: no rails' reference rate (reference.json)")
         if self.line_MBps is None:
@@ -207,8 +208,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fit", nargs="+", required=True, help="runs to fit the figures to")
     parser.add_argument("--check", nargs="*", default=[], help="runs to check the fit on")
-    parser.add_argument("--info", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                       "..", "build", "release", "bin",
+    parser.add_argument("--info", default=os.path.join(HERE, "..", "build", "release", "bin",
                                                        "railyard-info"))
     parser.add_argument("-o", "--output", help="where to write the fitted figures (JSON)")
     args = parser.parse_args()

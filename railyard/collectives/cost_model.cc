@@ -146,6 +146,14 @@ double binomial_us(const CostQuery& query, double bytes, bool reducing) {
   return total;
 }
 
+double binomial_blocks_us(const CostQuery& query, double block) {
+  double total = 0.0;
+  for (int mask = query.ranks > 1 ? floor_pow2(query.ranks - 1) : 0; mask > 0; mask /= 2) {
+    total += tree_step_us(query, block * mask, mask);
+  }
+  return total;
+}
+
 double fold_us(const CostQuery& query, double bytes, bool reducing) {
   const int extra = query.ranks - floor_pow2(query.ranks);
   if (extra == 0) {
@@ -155,6 +163,22 @@ double fold_us(const CostQuery& query, double bytes, bool reducing) {
   const double step = step_us(
       query, bytes, [&](int rank) { return rank < 2 * extra && rank % 2 == 1 ? rank - 1 : -1; });
   return 2 * step + (reducing ? reduce_us(query, bytes) : 0.0);
+}
+
+double halving_exchanges_us(const CostQuery& query, double bytes, bool nearest_first) {
+  const int members = floor_pow2(query.ranks);
+  double total = 0.0;
+  double share = bytes;
+  for (int step = 1; step < members; step *= 2) {
+    share /= 2;
+    total += xor_step_us(query, share, nearest_first ? step : members / (2 * step));
+  }
+  return total;
+}
+
+double halving_reduce_us(const CostQuery& query, double bytes) {
+  const int members = floor_pow2(query.ranks);
+  return reduce_us(query, bytes - bytes / members);
 }
 
 int ceil_log2(int n) noexcept {

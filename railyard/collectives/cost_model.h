@@ -93,12 +93,23 @@ struct CostQuery {
 // A binomial tree from (or into, reducing) rank 0: ceil(log2 p) steps of
 // `bytes`, the farthest first.
 [[nodiscard]] double binomial_us(const CostQuery& query, double bytes, bool reducing);
+// A binomial tree's scatter from rank 0 (or gather into it): at distance
+// d each rank passes on a run of d blocks of `block` bytes.
+[[nodiscard]] double binomial_blocks_us(const CostQuery& query, double block);
 // Ranks past the largest power of two fold their `bytes` into a
 // neighbour before, and take the result back after: two steps.
 [[nodiscard]] double fold_us(const CostQuery& query, double bytes, bool reducing);
+// The exchanges of halving `bytes` among the largest power of two of the
+// ranks: log2 p' xor steps, each of half what is left, the nearest partner
+// first or the farthest; their reductions are priced apart (halving_reduce_us).
+[[nodiscard]] double halving_exchanges_us(const CostQuery& query, double bytes, bool nearest_first);
+// Reducing what those exchanges receive: all but one p'-th of `bytes`.
+[[nodiscard]] double halving_reduce_us(const CostQuery& query, double bytes);
 
-// ceil(log2 n) for n >= 1; the largest power of two not above n.
+// ceil(log2 n) for n >= 1; the largest power of two not above n; whether
+// n is a power of two.
 [[nodiscard]] int ceil_log2(int n) noexcept;
 [[nodiscard]] int floor_pow2(int n) noexcept;
+[[nodiscard]] constexpr bool is_pow2(int n) noexcept { return n > 0 && (n & (n - 1)) == 0; }
 
 }  // namespace railyard::collectives

@@ -164,6 +164,45 @@ std::chrono::milliseconds parse_duration(std::string_view input, std::string_vie
   return value;
 }
 
+namespace {
+
+// The largest binary unit that divides `bytes` (0 divides by none), as
+// its power of two and its index into the names below.
+struct BinaryUnit {
+  int shift = 0;
+  int index = -1;
+};
+
+BinaryUnit binary_unit_of(std::uint64_t bytes) {
+  constexpr std::array kShifts{30, 20, 10};
+  for (int index = 0; index < static_cast<int>(kShifts.size()); ++index) {
+    const int shift = kShifts[static_cast<std::size_t>(index)];
+    const std::uint64_t unit = std::uint64_t{1} << shift;
+    if (bytes >= unit && bytes % unit == 0) {
+      return {shift, index};
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string describe_size(std::uint64_t bytes) {
+  constexpr std::array kNames{"GiB", "MiB", "KiB"};
+  const BinaryUnit unit = binary_unit_of(bytes);
+  return unit.index < 0 ? fmt::format("{} bytes", bytes)
+                        : fmt::format("{} {}", bytes >> unit.shift,
+                                      kNames[static_cast<std::size_t>(unit.index)]);
+}
+
+std::string size_argument(std::uint64_t bytes) {
+  constexpr std::array kSuffixes{"g", "m", "k"};
+  const BinaryUnit unit = binary_unit_of(bytes);
+  return unit.index < 0 ? std::to_string(bytes)
+                        : fmt::format("{}{}", bytes >> unit.shift,
+                                      kSuffixes[static_cast<std::size_t>(unit.index)]);
+}
+
 std::string describe_duration(std::chrono::milliseconds duration) {
   const auto ms = duration.count();
   if (ms % 3'600'000 == 0 && ms != 0) {

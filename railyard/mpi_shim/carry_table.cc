@@ -130,17 +130,6 @@ std::string_view to_string(Layout layout) noexcept {
   return "?";
 }
 
-std::string describe_bytes(std::uint64_t bytes) {
-  constexpr std::array kUnits{std::pair{kMiB * 1024, "GiB"}, std::pair{kMiB, "MiB"},
-                              std::pair{kKiB, "KiB"}};
-  for (const auto& [unit, name] : kUnits) {
-    if (bytes >= unit && bytes % unit == 0) {
-      return fmt::format("{} {}", bytes / unit, name);
-    }
-  }
-  return fmt::format("{} bytes", bytes);
-}
-
 std::span<const CarryRow> builtin_carry_rows() noexcept { return kBuiltin; }
 
 CarryTable CarryTable::parse(std::string_view variable, std::string_view text) {
@@ -235,14 +224,14 @@ std::uint64_t CarryTable::smallest(MpiCollective collective) const noexcept {
 
 std::string CarryTable::describe(MpiCollective collective, Layout layout) const {
   if (const auto& from = overrides_[static_cast<std::size_t>(collective)]) {
-    return fmt::format("from {} (RAILYARD_MPI_MIN_BYTES)", describe_bytes(*from));
+    return fmt::format("from {} (RAILYARD_MPI_MIN_BYTES)", describe_size(*from));
   }
   std::vector<std::string> ranges;
   for (const CarryRow& row : kBuiltin) {
     if (row.collective == collective && row.layout == layout) {
-      ranges.push_back(row.to == kNoEnd ? fmt::format("from {}", describe_bytes(row.from))
-                                        : fmt::format("from {} below {}", describe_bytes(row.from),
-                                                      describe_bytes(row.to)));
+      ranges.push_back(row.to == kNoEnd ? fmt::format("from {}", describe_size(row.from))
+                                        : fmt::format("from {} below {}", describe_size(row.from),
+                                                      describe_size(row.to)));
     }
   }
   return ranges.empty() ? std::string("at no size") : join_list(ranges, "and");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "railyard/common/detail/log.h"
+#include "railyard/common/detail/parse.h"
 #include "railyard/mpi_shim/detail/shim.h"
 
 namespace railyard::mpi_shim {
@@ -49,7 +50,7 @@ const comm::Communicator* Shim::choose(MpiCollective which, const char* call, MP
               ? fmt::format("{} is carried on no layout (RAILYARD_MPI_MIN_BYTES sets a size)",
                             to_string(which))
               : fmt::format("{} bytes, below the {} {} is carried from", size,
-                            describe_bytes(smallest), to_string(which)));
+                            describe_size(smallest), to_string(which)));
     }
     return nullptr;
   }

@@ -12,6 +12,8 @@
 // without one, not at all, so there they stay with MPI.
 #include <mpi.h>
 
+#include <type_traits>
+
 #include "railyard/mpi_shim/detail/blocking_collectives.h"
 #include "railyard/mpi_shim/detail/nonblocking_collectives.h"
 #include "railyard/mpi_shim/detail/shim.h"
@@ -71,6 +73,9 @@ void set_error(MPI_Fint* ierror, int code) {
 }  // namespace railyard::mpi_shim
 
 namespace shim = railyard::mpi_shim;
+
+static_assert(std::is_same_v<MPI_Fint, int>,
+              "the v-forms pass Fortran's INTEGER count arrays to C as int arrays");
 
 // Each Fortran spelling of `name`, as aliases of name_.
 #define RAILYARD_FORTRAN_SPELLINGS(name, upper, parameters)   \
@@ -164,6 +169,73 @@ void mpi_barrier_(MPI_Fint* comm, MPI_Fint* ierror) {
   shim::set_error(ierror, shim::barrier(PMPI_Comm_f2c(*comm), __builtin_return_address(0)));
 }
 RAILYARD_FORTRAN_SPELLINGS(mpi_barrier, MPI_BARRIER, (MPI_Fint * comm, MPI_Fint* ierror))
+
+void mpi_gather_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                 MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm,
+                 MPI_Fint* ierror) {
+  shim::set_error(ierror,
+                  shim::gather(shim::c_buffer(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype),
+                               shim::c_buffer(recvbuf), *recvcount, PMPI_Type_f2c(*recvtype), *root,
+                               PMPI_Comm_f2c(*comm), __builtin_return_address(0)));
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_gather, MPI_GATHER,
+                           (void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                            MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm,
+                            MPI_Fint* ierror))
+
+void mpi_scatter_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                  MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm,
+                  MPI_Fint* ierror) {
+  shim::set_error(
+      ierror, shim::scatter(shim::c_buffer(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype),
+                            shim::c_buffer(recvbuf), *recvcount, PMPI_Type_f2c(*recvtype), *root,
+                            PMPI_Comm_f2c(*comm), __builtin_return_address(0)));
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_scatter, MPI_SCATTER,
+                           (void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                            MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm,
+                            MPI_Fint* ierror))
+
+// The v-forms' count and displacement arrays are Fortran INTEGER arrays,
+// which are C ints wherever MPI_Fint is one (static_assert above).
+
+void mpi_allgatherv_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                     MPI_Fint* recvcounts, MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* comm,
+                     MPI_Fint* ierror) {
+  shim::set_error(ierror, shim::allgatherv(shim::c_buffer(sendbuf), *sendcount,
+                                           PMPI_Type_f2c(*sendtype), shim::c_buffer(recvbuf),
+                                           recvcounts, displs, PMPI_Type_f2c(*recvtype),
+                                           PMPI_Comm_f2c(*comm), __builtin_return_address(0)));
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_allgatherv, MPI_ALLGATHERV,
+                           (void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                            MPI_Fint* recvcounts, MPI_Fint* displs, MPI_Fint* recvtype,
+                            MPI_Fint* comm, MPI_Fint* ierror))
+
+void mpi_alltoallv_(void* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispls, MPI_Fint* sendtype,
+                    void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* rdispls, MPI_Fint* recvtype,
+                    MPI_Fint* comm, MPI_Fint* ierror) {
+  shim::set_error(ierror, shim::alltoallv(shim::c_buffer(sendbuf), sendcounts, sdispls,
+                                          PMPI_Type_f2c(*sendtype), shim::c_buffer(recvbuf),
+                                          recvcounts, rdispls, PMPI_Type_f2c(*recvtype),
+                                          PMPI_Comm_f2c(*comm), __builtin_return_address(0)));
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_alltoallv, MPI_ALLTOALLV,
+                           (void* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispls,
+                            MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcounts,
+                            MPI_Fint* rdispls, MPI_Fint* recvtype, MPI_Fint* comm,
+                            MPI_Fint* ierror))
+
+void mpi_reduce_scatter_(void* sendbuf, void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* datatype,
+                         MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierror) {
+  shim::set_error(
+      ierror, shim::reduce_scatter(shim::c_buffer(sendbuf), shim::c_buffer(recvbuf), recvcounts,
+                                   PMPI_Type_f2c(*datatype), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm),
+                                   __builtin_return_address(0)));
+}
+RAILYARD_FORTRAN_SPELLINGS(mpi_reduce_scatter, MPI_REDUCE_SCATTER,
+                           (void* sendbuf, void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* datatype,
+                            MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierror))
 
 // The non-blocking forms: as the blocking ones, plus the request.
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <limits>
 
 #include "railyard/common/error.h"
@@ -54,6 +55,28 @@ TEST(ParseDuration, RejectsOtherFormsAndOutOfRangeValuesNamingTheInput) {
       EXPECT_EQ(error.input(), "RAILYARD_X");
       EXPECT_NE(error.expected().find("1 ms to 24 h"), std::string::npos) << error.what();
     }
+  }
+}
+
+TEST(DescribeSize, UsesTheLargestBinaryUnitThatDividesIt) {
+  constexpr std::uint64_t kKibibyte = 1024;
+  constexpr std::uint64_t kMebibyte = kKibibyte * 1024;
+  EXPECT_EQ(describe_size(0), "0 bytes");
+  EXPECT_EQ(describe_size(100), "100 bytes");
+  EXPECT_EQ(describe_size(64 * kKibibyte), "64 KiB");
+  EXPECT_EQ(describe_size(3 * kMebibyte), "3 MiB");
+  EXPECT_EQ(describe_size(kMebibyte + kKibibyte), "1025 KiB");
+  EXPECT_EQ(describe_size(2048 * kMebibyte), "2 GiB");
+}
+
+TEST(SizeArgument, IsReadBackAsTheSameSize) {
+  EXPECT_EQ(size_argument(0), "0");
+  EXPECT_EQ(size_argument(1000), "1000");
+  EXPECT_EQ(size_argument(65536), "64k");
+  EXPECT_EQ(size_argument(std::uint64_t{5} << 30), "5g");
+  for (const std::uint64_t size : {std::uint64_t{0}, std::uint64_t{3}, std::uint64_t{4096},
+                                   std::uint64_t{3} << 20, (std::uint64_t{1} << 40) + 1024}) {
+    EXPECT_EQ(try_parse_size(size_argument(size)), size) << size_argument(size);
   }
 }
 

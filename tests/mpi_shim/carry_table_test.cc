@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "railyard/common/detail/parse.h"
 #include "railyard/common/error.h"
 #include "railyard/mpi_shim/detail/carry_table.h"
 
@@ -49,7 +50,7 @@ TEST(CarryTable, CarriesJustTheBuiltInRows) {
     EXPECT_TRUE(table.carries(row.collective, row.from, row.layout));
     EXPECT_TRUE(table.carries_some(row.collective, row.layout));
     EXPECT_LE(table.smallest(row.collective), row.from);
-    EXPECT_NE(table.describe(row.collective, row.layout).find(describe_bytes(row.from)),
+    EXPECT_NE(table.describe(row.collective, row.layout).find(describe_size(row.from)),
               std::string::npos);
     if (row.from > 0) {
       EXPECT_EQ(table.carries(row.collective, row.from - 1, row.layout),
@@ -171,15 +172,6 @@ TEST(CarryTable, DocsMpiMdShowsTheBuiltInTable) {
     EXPECT_TRUE(known) << line;
   }
   EXPECT_EQ(rows, static_cast<int>(kAllMpiCollectives.size()));
-}
-
-TEST(CarryTable, DescribesSizesAsPeopleWriteThem) {
-  EXPECT_EQ(describe_bytes(0), "0 bytes");
-  EXPECT_EQ(describe_bytes(100), "100 bytes");
-  EXPECT_EQ(describe_bytes(64 * kKibibyte), "64 KiB");
-  EXPECT_EQ(describe_bytes(3 * kMebibyte), "3 MiB");
-  EXPECT_EQ(describe_bytes(kMebibyte + kKibibyte), "1025 KiB");
-  EXPECT_EQ(describe_bytes(2048 * kMebibyte), "2 GiB");
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 ! A Fortran MPI program that knows nothing of railyard: every collective
-! the shim intercepts (the blocking ones, and non-blocking ones completed by
+! the shim intercepts (the blocking ones with the v-forms, and non-blocking ones completed by
 ! MPI_Wait, MPI_Waitall and an MPI_Test loop), through mpif.h (BINDING_MPIF_H), `use mpi`
 ! (BINDING_USE_MPI) or `use mpi_f08` (BINDING_USE_MPI_F08), on
 ! MPI_COMM_WORLD and a communicator from MPI_Comm_split, in place and not,
@@ -128,10 +128,12 @@ contains
     integer :: request, requests(3)
 #endif
     integer, allocatable :: a(:), b(:), c(:), blocks(:), every(:)
+    integer, allocatable :: counts(:), displs(:), sent(:), at(:)
     double precision, allocatable :: x(:), y(:)
     call MPI_Comm_rank(comm, me, rc)
     call MPI_Comm_size(comm, ranks, rc)
     allocate(a(n), b(n), c(n), blocks(n * ranks), every(n * ranks), x(n), y(n))
+    allocate(counts(ranks), displs(ranks), sent(ranks), at(ranks))
     do i = 1, n
       a(i) = value_of(me, i)
     end do
@@ -191,6 +193,86 @@ contains
         exit
       end if
     end do
+    ! Gather into the last rank in place, scatter from rank 0 in place.
+    do i = 1, n
+      a(i) = me * 1000 + mod(i, 97)
+    end do
+    if (me == ranks - 1) then
+      call fill_own_block(every, me, n)
+      call MPI_Gather(MPI_IN_PLACE, 0, MPI_INTEGER, every, n, MPI_INTEGER, ranks - 1, comm, rc)
+      call check_gathered(every, n, ranks, 'gather in place')
+    else
+      call MPI_Gather(a, n, MPI_INTEGER, every, n, MPI_INTEGER, ranks - 1, comm, rc)
+    end if
+    call expect(rc == MPI_SUCCESS, 'gather status')
+    if (me == 0) then
+      do r = 0, ranks - 1
+        call fill_own_block(blocks, r, n)
+      end do
+      call MPI_Scatter(blocks, n, MPI_INTEGER, MPI_IN_PLACE, 0, MPI_INTEGER, 0, comm, rc)
+      b = blocks(1:n)
+    else
+      call MPI_Scatter(blocks, n, MPI_INTEGER, b, n, MPI_INTEGER, 0, comm, rc)
+    end if
+    do i = 1, n
+      if (b(i) /= a(i)) then
+        call expect(.false., 'scatter in place')
+        exit
+      end if
+    end do
+    ! The v-forms, rank r's blocks n - mod(r, 3) long: allgatherv packed;
+    ! alltoallv each block at d * n, the rest of it untouched; reduce_scatter.
+    do r = 0, ranks - 1
+      counts(r + 1) = n - mod(r, 3)
+    end do
+    displs(1) = 0
+    do r = 2, ranks
+      displs(r) = displs(r - 1) + counts(r - 1)
+    end do
+    every = -1
+    call MPI_Allgatherv(a, counts(me + 1), MPI_INTEGER, every, counts, displs, MPI_INTEGER, &
+                        comm, rc)
+    call expect(rc == MPI_SUCCESS, 'allgatherv status')
+    do r = 0, ranks - 1
+      do i = 1, counts(r + 1)
+        if (every(displs(r + 1) + i) /= r * 1000 + mod(i, 97)) then
+          call expect(.false., 'allgatherv')
+          exit
+        end if
+      end do
+    end do
+    do r = 0, ranks - 1
+      sent(r + 1) = n - mod(me + r, 3)
+      at(r + 1) = r * n
+    end do
+    call fill_sent_blocks(blocks, me, n, ranks)
+    every = -1
+    call MPI_Alltoallv(blocks, sent, at, MPI_INTEGER, every, sent, at, MPI_INTEGER, comm, rc)
+    call expect(rc == MPI_SUCCESS, 'alltoallv status')
+    do r = 0, ranks - 1
+      do i = 1, n
+        if (i <= sent(r + 1)) then
+          expected = exchanged_value(r, me, n, i)
+        else
+          expected = -1
+        end if
+        if (every(r * n + i) /= expected) then
+          call expect(.false., 'alltoallv')
+          exit
+        end if
+      end do
+    end do
+    do i = 1, n * ranks
+      every(i) = value_of(me, i)
+    end do
+    call MPI_Reduce_scatter(every, b, counts, MPI_INTEGER, MPI_SUM, comm, rc)
+    call expect(rc == MPI_SUCCESS, 'reduce_scatter status')
+    do i = 1, counts(me + 1)
+      if (b(i) /= sum_of_values(ranks, displs(me + 1) + i)) then
+        call expect(.false., 'reduce_scatter')
+        exit
+      end if
+    end do
     call MPI_Barrier(comm, rc)
     call expect(rc == MPI_SUCCESS, 'barrier')
     ! Non-blocking: an iallreduce waited for alone; an ibcast, an
@@ -234,7 +316,7 @@ contains
     call check_exchanged(every, me, n, ranks, 'ialltoall')
     y = x
     if (rank == 0) print '(a, i0, a, i0, a, i0)', 'ranks ', ranks, ' n ', n, ' checksum ', sum(int(b, kind=8))
-    deallocate(a, b, c, blocks, every, x, y)
+    deallocate(a, b, c, blocks, every, x, y, counts, displs, sent, at)
   end subroutine check_all
 
 end program shim_fortran_job

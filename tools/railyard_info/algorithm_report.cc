@@ -4,33 +4,18 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <vector>
 
 #include "railyard/collectives/registry.h"
 #include "railyard/collectives/selection.h"
 #include "railyard/comm/communicator_options.h"
+#include "railyard/common/detail/parse.h"
 
 namespace railyard::info {
 namespace {
 
 using Hosts = collectives::BuiltinChoice::Hosts;
-
-std::string size_text(std::uint64_t bytes) {
-  if (bytes == 0) {
-    return "0";
-  }
-  constexpr std::array kUnits{std::pair{std::uint64_t{1} << 30, "g"},
-                              std::pair{std::uint64_t{1} << 20, "m"},
-                              std::pair{std::uint64_t{1} << 10, "k"}};
-  for (const auto& [unit, suffix] : kUnits) {
-    if (bytes % unit == 0) {
-      return fmt::format("{}{}", bytes / unit, suffix);
-    }
-  }
-  return fmt::format("{}", bytes);
-}
 
 // The teams a row applies to, in words ("" when any).
 std::string when(const collectives::BuiltinChoice& row) {
@@ -113,10 +98,10 @@ std::string render_algorithms(const nlohmann::json& report) {
   out += "Built-in choice (the first row that fits a call wins):\n";
   for (const auto& row : report["builtin"]) {
     const std::string to =
-        row["to_bytes"].is_null() ? "inf" : size_text(row["to_bytes"].get<std::uint64_t>());
+        row["to_bytes"].is_null() ? "inf" : size_argument(row["to_bytes"].get<std::uint64_t>());
     const auto when_text = row["when"].get<std::string>();
     const std::string range =
-        fmt::format("{}-{}", size_text(row["from_bytes"].get<std::uint64_t>()), to);
+        fmt::format("{}-{}", size_argument(row["from_bytes"].get<std::uint64_t>()), to);
     const auto algorithm = row["algorithm"].get<std::string>();
     out += when_text.empty()
                ? fmt::format("  {:<15} {:<12} {}\n", row["collective"].get<std::string>(), range,

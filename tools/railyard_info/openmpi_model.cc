@@ -491,16 +491,11 @@ double binary_tree_us(const CostQuery& query, double bytes, bool reducing) {
 // The binomial tree's scatter from rank 0, the farthest half first; and
 // its gather into rank 0, the nearest blocks first.
 double binomial_scatter_us(const CostQuery& query, double block) {
-  double total = 0.0;
-  for (int mask = query.ranks > 1 ? collectives::floor_pow2(query.ranks - 1) : 0; mask > 0;
-       mask /= 2) {
-    total += collectives::tree_step_us(query, block * mask, mask);
-  }
-  return total;
+  return collectives::binomial_blocks_us(query, block);
 }
 
 double binomial_gather_us(const CostQuery& query, double block) {
-  return binomial_scatter_us(query, block);  // the same steps, the other way
+  return collectives::binomial_blocks_us(query, block);  // the same steps, the other way
 }
 
 // Recursive doubling's allgather, railyard's too: the partner r xor d on a
@@ -523,15 +518,9 @@ double neighbor_allgather_us(const CostQuery& query, double block) {
 // then log2 p exchanges of half what is left, each reduced; the butterfly
 // takes the nearest partner first, recursive halving the farthest.
 double halving_us(const CostQuery& query, double bytes, bool nearest_first) {
-  const int members = collectives::floor_pow2(query.ranks);
-  double total = collectives::fold_us(query, bytes, true);
-  double part = bytes / 2;
-  for (int step = members / 2; step >= 1; step /= 2) {
-    const int mask = nearest_first ? members / (2 * step) : step;
-    total += collectives::xor_step_us(query, part, mask) + collectives::reduce_us(query, part);
-    part /= 2;
-  }
-  return total;
+  return collectives::fold_us(query, bytes, true) +
+         collectives::halving_exchanges_us(query, bytes, nearest_first) +
+         collectives::halving_reduce_us(query, bytes);
 }
 
 // Every rank posts all its sends at once: a host's links carry its ranks'

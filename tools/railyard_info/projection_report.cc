@@ -59,18 +59,6 @@ std::vector<std::uint64_t> sizes_of(Collective collective,
   return sizes;
 }
 
-std::string describe_size(std::uint64_t bytes) {
-  constexpr std::array kUnits{std::pair{std::uint64_t{1} << 30, "GiB"},
-                              std::pair{std::uint64_t{1} << 20, "MiB"},
-                              std::pair{std::uint64_t{1} << 10, "KiB"}};
-  for (const auto& [unit, name] : kUnits) {
-    if (bytes >= unit && bytes % unit == 0) {
-      return fmt::format("{} {}", bytes / unit, name);
-    }
-  }
-  return fmt::format("{} B", bytes);
-}
-
 }  // namespace
 
 void read_fabric_model(const std::string& path, collectives::FabricModel& fabric) {

@@ -18,11 +18,9 @@
 namespace railyard::collectives::detail {
 namespace {
 
-bool power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
-
 CollectiveTask allgather_recursive_doubling(Channel channel, CollectiveArgs args) {
   const int size = channel.size();
-  if (!power_of_two(size)) {
+  if (!is_pow2(size)) {
     co_await allgather_bruck(std::move(channel), args);
     co_return;
   }
@@ -46,7 +44,7 @@ CollectiveTask allgather_recursive_doubling(Channel channel, CollectiveArgs args
 }
 
 double allgather_recursive_doubling_cost(const CostQuery& query) {
-  if (!power_of_two(query.ranks)) {
+  if (!is_pow2(query.ranks)) {
     return allgather_bruck_cost(query);
   }
   const double block = static_cast<double>(query.bytes) / query.ranks;

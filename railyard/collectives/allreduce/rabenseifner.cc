@@ -116,14 +116,8 @@ CollectiveTask allreduce_rabenseifner(Channel channel, CollectiveArgs args) {
 // (then shrinks).
 double allreduce_rabenseifner_cost(const CostQuery& query) {
   const auto bytes = static_cast<double>(query.bytes);
-  const int members = floor_pow2(query.ranks);
-  double total = fold_us(query, bytes, true);
-  double share = bytes;
-  for (int mask = 1; mask < members; mask *= 2) {
-    share /= 2;
-    total += 2 * xor_step_us(query, share, mask) + reduce_us(query, share);
-  }
-  return total;
+  return fold_us(query, bytes, true) + 2 * halving_exchanges_us(query, bytes, true) +
+         halving_reduce_us(query, bytes);
 }
 
 const Registration kAllreduceRabenseifner{Algorithm{

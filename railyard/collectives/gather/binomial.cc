@@ -66,11 +66,7 @@ CollectiveTask gather_binomial(Channel channel, CollectiveArgs args) {
 // Up the tree, the nearest subtrees first: at distance d a run of d blocks.
 double gather_binomial_cost(const CostQuery& query) {
   const double block = static_cast<double>(query.bytes) / query.ranks;
-  double total = copy_us(query, static_cast<double>(query.bytes));
-  for (int mask = 1; mask < query.ranks; mask *= 2) {
-    total += tree_step_us(query, block * mask, mask);
-  }
-  return total;
+  return copy_us(query, static_cast<double>(query.bytes)) + binomial_blocks_us(query, block);
 }
 
 const Registration kGatherBinomial{

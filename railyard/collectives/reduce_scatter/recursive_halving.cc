@@ -166,12 +166,7 @@ double reduce_scatter_recursive_halving_cost(const CostQuery& query) {
   if (members != query.ranks) {
     total += fold_us(query, bytes, true) / 2 + fold_us(query, bytes / query.ranks, false) / 2;
   }
-  double share = bytes;
-  for (int mask = 1; mask < members; mask *= 2) {
-    share /= 2;
-    total += xor_step_us(query, share, mask) + reduce_us(query, share);
-  }
-  return total;
+  return total + halving_exchanges_us(query, bytes, true) + halving_reduce_us(query, bytes);
 }
 
 const Registration kReduceScatterRecursiveHalving{Algorithm{

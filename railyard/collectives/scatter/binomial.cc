@@ -56,11 +56,7 @@ CollectiveTask scatter_binomial(Channel channel, CollectiveArgs args) {
 // blocks.
 double scatter_binomial_cost(const CostQuery& query) {
   const double block = static_cast<double>(query.bytes) / query.ranks;
-  double total = copy_us(query, static_cast<double>(query.bytes));
-  for (int mask = query.ranks > 1 ? floor_pow2(query.ranks - 1) : 0; mask > 0; mask /= 2) {
-    total += tree_step_us(query, block * mask, mask);
-  }
-  return total;
+  return copy_us(query, static_cast<double>(query.bytes)) + binomial_blocks_us(query, block);
 }
 
 const Registration kScatterBinomial{

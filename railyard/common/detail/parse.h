@@ -42,6 +42,14 @@ namespace railyard {
 // "1.5 s", "250 ms", "2 min" for messages.
 [[nodiscard]] std::string describe_duration(std::chrono::milliseconds duration);
 
+// "64 KiB", "1 MiB", "100 bytes" for messages and reports: the largest
+// binary unit that divides the size.
+[[nodiscard]] std::string describe_size(std::uint64_t bytes);
+
+// "64k", "1m", "100": a size as try_parse_size reads it back, for the
+// values users type (RAILYARD_ALGO's ranges).
+[[nodiscard]] std::string size_argument(std::uint64_t bytes);
+
 // Case-insensitive ASCII comparison.
 [[nodiscard]] bool iequals(std::string_view a, std::string_view b) noexcept;
 

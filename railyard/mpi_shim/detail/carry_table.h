@@ -31,9 +31,6 @@ inline constexpr std::array kAllLayouts{Layout::kOneHost, Layout::kOneRankPerHos
 // "one host", "one rank per host", "several ranks per host".
 [[nodiscard]] std::string_view to_string(Layout layout) noexcept;
 
-// "64 KiB", "1 MiB", "100 bytes": a size for messages and docs.
-[[nodiscard]] std::string describe_bytes(std::uint64_t bytes);
-
 inline constexpr std::uint64_t kNoEnd = std::numeric_limits<std::uint64_t>::max();
 
 // One range of the built-in table: on `layout`, `collective` is carried
