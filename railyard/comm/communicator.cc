@@ -116,6 +116,10 @@ bool Communicator::shares_memory_with(int rank) const {
 
 mrail::EndpointCounters Communicator::counters() const { return world_->endpoint().counters(); }
 
+void Communicator::progress_handed_over() const noexcept {
+  world_->endpoint().progress_handed_over();
+}
+
 namespace {
 
 // The errors of the checks every send and receive makes, out of their way:

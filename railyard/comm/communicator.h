@@ -132,6 +132,12 @@ class Communicator {
   // communicator of the job together; the same-host rail is flagged
   // host_only.
   [[nodiscard]] mrail::EndpointCounters counters() const;
+  // Moves on, without waiting, the sends a call left in the provider's
+  // hands (a bcast's root returns once its data is copied out): for a
+  // program that waits in another library's loop and lets it call this
+  // (the MPI shim, from MPI's progress engine). Cheap when none are left;
+  // RAILYARD_BACKGROUND_PROGRESS does the same from its own thread.
+  void progress_handed_over() const noexcept;
 
  private:
   friend struct detail::WindowState;

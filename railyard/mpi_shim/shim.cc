@@ -53,6 +53,14 @@ Shim& Shim::instance() {
   return shim;
 }
 
+int Shim::progress_turn() noexcept {
+  Shim& shim = instance();
+  if (shim.world_) {
+    shim.world_->progress_handed_over();
+  }
+  return PendingCollectives::progress_turn();
+}
+
 Shim::~Shim() {
   progress_hook_.reset();
   if (world_collectives_) {
@@ -133,7 +141,7 @@ void Shim::build_world(const comm::CommunicatorOptions& options,
     // One more round: every rank has its part, or none keeps one.
     (void)world_collectives_->allgather({});
     world_entry_.communicator = world_;
-    progress_hook_.emplace(&PendingCollectives::progress_turn);
+    progress_hook_.emplace(&Shim::progress_turn);
   } catch (const ConfigError& error) {
     // A bad or disagreeing setting fails MPI_Init, as a bad variable of the
     // shim's own does: going on over MPI would hide the mistake.

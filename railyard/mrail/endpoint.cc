@@ -9,6 +9,7 @@
 #include <bit>
 #include <chrono>
 #include <random>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -85,7 +86,8 @@ class Endpoint::BackgroundTurn final : public rail::BackgroundTask {
   BackgroundTurn(BackgroundTurn&&) = delete;
   BackgroundTurn& operator=(BackgroundTurn&&) = delete;
 
-  void background_turn() override { endpoint_.background_turn(); }
+  bool background_turn() override { return endpoint_.background_turn(); }
+  void hurry() { progress_->hurry(this); }
 
  private:
   Endpoint& endpoint_;
@@ -170,12 +172,16 @@ std::vector<PathInfo> Endpoint::paths(PeerId id) const {
 Status Endpoint::send(Request& request, PeerId peer, const void* data, std::size_t size,
                       std::uint64_t tag) {
   const Lock lock(mutex_);
-  return core_->sender.start(request, peer, data, size, tag, true);
+  const Status status = core_->sender.start(request, peer, data, size, tag, true);
+  hand_over_outbound();
+  return status;
 }
 
 Status Endpoint::send_untagged(Request& request, PeerId peer, const void* data, std::size_t size) {
   const Lock lock(mutex_);
-  return core_->sender.start(request, peer, data, size, 0, false);
+  const Status status = core_->sender.start(request, peer, data, size, 0, false);
+  hand_over_outbound();
+  return status;
 }
 
 Status Endpoint::recv(Request& request, PeerId source, void* data, std::size_t size,
@@ -234,18 +240,22 @@ Status Endpoint::put(Request& request, const MultiRegion& local, std::uint64_t l
                      const RemoteMultiRegion& remote, std::uint64_t remote_offset,
                      std::size_t size) {
   const Lock lock(mutex_);
-  return core_->rma.start(request, RequestKind::kPut,
-                          {static_cast<std::byte*>(local.base()), &local, local_offset}, remote,
-                          remote_offset, size);
+  const Status status = core_->rma.start(
+      request, RequestKind::kPut, {static_cast<std::byte*>(local.base()), &local, local_offset},
+      remote, remote_offset, size);
+  hand_over_outbound();
+  return status;
 }
 
 Status Endpoint::get(Request& request, const MultiRegion& local, std::uint64_t local_offset,
                      const RemoteMultiRegion& remote, std::uint64_t remote_offset,
                      std::size_t size) {
   const Lock lock(mutex_);
-  return core_->rma.start(request, RequestKind::kGet,
-                          {static_cast<std::byte*>(local.base()), &local, local_offset}, remote,
-                          remote_offset, size);
+  const Status status = core_->rma.start(
+      request, RequestKind::kGet, {static_cast<std::byte*>(local.base()), &local, local_offset},
+      remote, remote_offset, size);
+  hand_over_outbound();
+  return status;
 }
 
 Status Endpoint::put(Request& request, const void* local, std::size_t size,
@@ -253,20 +263,27 @@ Status Endpoint::put(Request& request, const void* local, std::size_t size,
   const Lock lock(mutex_);
   // Only read from: the request's buffer pointer serves both directions.
   auto* data = const_cast<std::byte*>(static_cast<const std::byte*>(local));  // NOLINT
-  return core_->rma.start(request, RequestKind::kPut, {data, nullptr, 0}, remote, remote_offset,
-                          size);
+  const Status status =
+      core_->rma.start(request, RequestKind::kPut, {data, nullptr, 0}, remote, remote_offset, size);
+  hand_over_outbound();
+  return status;
 }
 
 Status Endpoint::get(Request& request, void* local, std::size_t size,
                      const RemoteMultiRegion& remote, std::uint64_t remote_offset) {
   const Lock lock(mutex_);
-  return core_->rma.start(request, RequestKind::kGet, {static_cast<std::byte*>(local), nullptr, 0},
-                          remote, remote_offset, size);
+  const Status status =
+      core_->rma.start(request, RequestKind::kGet, {static_cast<std::byte*>(local), nullptr, 0},
+                       remote, remote_offset, size);
+  hand_over_outbound();
+  return status;
 }
 
 Status Endpoint::flush(Request& request, const RemoteMultiRegion& remote) {
   const Lock lock(mutex_);
-  return core_->rma.flush(request, remote);
+  const Status status = core_->rma.flush(request, remote);
+  hand_over_outbound();
+  return status;
 }
 
 Status Endpoint::take_path_down(PeerId id, std::size_t path, std::string_view reason) {
@@ -289,8 +306,10 @@ std::size_t Endpoint::progress() {
 
 bool Endpoint::progress_until(const std::function<bool()>& done, std::chrono::nanoseconds timeout) {
   const Lock lock(mutex_);
-  return rail::progress_until(core_->rails.pointers(), done, timeout, core_->options.wait,
-                              &core_->poll_hint);
+  const bool finished = rail::progress_until(core_->rails.pointers(), done, timeout,
+                                             core_->options.wait, &core_->poll_hint);
+  hand_over_outbound();
+  return finished;
 }
 
 bool Endpoint::progress_until(std::span<Endpoint* const> endpoints,
@@ -317,7 +336,12 @@ bool Endpoint::progress_until(std::span<Endpoint* const> endpoints,
       endpoint->core_->idle_work();
     }
   };
-  return rail::progress_until(rails, done, timeout, endpoints.front()->core_->options.wait, &hint);
+  const bool finished =
+      rail::progress_until(rails, done, timeout, endpoints.front()->core_->options.wait, &hint);
+  for (Endpoint* endpoint : ordered) {
+    endpoint->hand_over_outbound();
+  }
+  return finished;
 }
 
 bool Endpoint::wait(const Request& request, std::chrono::nanoseconds timeout) {
@@ -355,19 +379,43 @@ EndpointCounters Endpoint::counters() const {
   return out;
 }
 
-void Endpoint::background_turn() noexcept {
+bool Endpoint::background_turn() noexcept {
   const std::unique_lock lock(mutex_, std::try_to_lock);
   if (!lock.owns_lock()) {
-    return;  // a call is under way, and it progresses the endpoint itself
+    return false;  // a call is under way: it progresses the endpoint, and hands over after
   }
   // Take in everything that is waiting, within reason: the user's next
   // call must not wait long for the lock.
   constexpr int kMaxRounds = 64;
   try {
-    for (int round = 0; round < kMaxRounds && progress() != 0; ++round) {
+    for (int round = 0; round < kMaxRounds && !mutex_.contended() && progress() != 0; ++round) {
     }
+    const bool left = core_->outbound_pending();
+    outbound_left_.store(left, std::memory_order_relaxed);
+    return left;
   } catch (const std::exception& e) {
     log::error("multi-rail endpoint {:016x}: background progress: {}", core_->id, e.what());
+    return false;
+  }
+}
+
+void Endpoint::hand_over_outbound() noexcept {
+  const bool left = core_->outbound_pending();
+  outbound_left_.store(left, std::memory_order_relaxed);
+  if (background_ == nullptr || !left) {
+    return;
+  }
+  try {
+    background_->hurry();
+  } catch (const std::system_error& e) {
+    log::debug("multi-rail endpoint {:016x}: background progress not hurried: {}", core_->id,
+               e.what());  // its regular turns still come
+  }
+}
+
+void Endpoint::progress_handed_over() noexcept {
+  if (outbound_left_.load(std::memory_order_relaxed)) {
+    (void)background_turn();
   }
 }
 

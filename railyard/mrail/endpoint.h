@@ -29,6 +29,7 @@
 //   the receiver's credits, which bounds the reorder buffer.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -177,6 +178,12 @@ class Endpoint {
   void set_outside_work(const rail::OutsideWork* work);
   bool wait(const Request& request, std::chrono::nanoseconds timeout);
   // Drives several endpoints from one thread (peers in one process).
+  // Moves on, without waiting, sends and reads a call left in the
+  // provider's hands (see hand_over_outbound): for a library whose user
+  // waits in another library's loop (the MPI shim, from MPI's progress
+  // engine). One atomic load when none are left; nothing while another
+  // call holds the endpoint.
+  void progress_handed_over() noexcept;
   static bool progress_until(std::span<Endpoint* const> endpoints,
                              const std::function<bool()>& done, std::chrono::nanoseconds timeout);
 
@@ -185,8 +192,13 @@ class Endpoint {
  private:
   friend class Request;  // ~Request calls abandon()
 
-  // Progresses while no call holds the endpoint (the background thread).
-  void background_turn() noexcept;
+  // Progresses while no call holds the endpoint (the background thread);
+  // returns whether sends the provider has not finished are left.
+  bool background_turn() noexcept;
+  // At the end of a call that may leave sends the provider has not
+  // finished (the caller may not call again for long): hurries the
+  // background thread on. Under the lock.
+  void hand_over_outbound() noexcept;
   // Closing: sends every acknowledgement owed, asks every peer holding
   // unacknowledged messages for its own, and progresses until they come,
   // the peer fails, or the rail timeout passes.
@@ -205,6 +217,9 @@ class Endpoint {
   std::unique_ptr<detail::Core> core_;
   std::vector<std::byte> address_;
   std::function<bool()> job_failed_;  // give_up_when()
+  // Whether the last call or turn left outbound work (written under the
+  // lock, read without it by progress_handed_over()).
+  std::atomic<bool> outbound_left_{false};
   [[nodiscard]] bool given_up() const { return job_failed_ && job_failed_(); }
   // Registered with the background thread last, removed from it first.
   std::unique_ptr<BackgroundTurn> background_;

@@ -207,13 +207,14 @@ void ChannelCore::enable_background_progress(std::shared_ptr<rail::BackgroundPro
   background_->add(this, period);
 }
 
-void ChannelCore::background_turn() {
+bool ChannelCore::background_turn() {
   const std::unique_lock lock(mutex_, std::try_to_lock);
   if (!lock.owns_lock() || !connected_ || closed_) {
-    return;  // a call is under way, and it progresses the channel itself
+    return false;  // a call is under way, and it progresses the channel itself
   }
   progress();
   keepalive(Clock::now());
+  return false;  // its turns keep their period
 }
 
 Status ChannelCore::close() {

@@ -21,7 +21,15 @@
  *                          PMPI_Wait (which no wrapper sees, as from
  *                          Fortran) after point-to-point traffic, an
  *                          MPI_Ibcast tested with PMPI_Test (exit 0 when
- *                          both are right). */
+ *                          both are right).
+ *   shim_edges_job handover
+ *                          the last rank broadcasts 1 MiB 32 times in a row
+ *                          (railyard's bcast: the root returns once its
+ *                          data is copied out), then every rank waits in
+ *                          an MPI_Allreduce MPI carries: with
+ *                          RAILYARD_BACKGROUND_PROGRESS=0 only MPI's
+ *                          progress engine moves the root's data on (exit
+ *                          0 when every rank got every byte). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +137,28 @@ int main(int argc, char** argv) {
     }
     free(data);
     free(sum);
+    MPI_Finalize();
+    return all_wrong == 0 ? 0 : 1;
+  }
+  if (argc > 1 && strcmp(argv[1], "handover") == 0) {
+    enum { kCount = 1 << 18, kRounds = 32 };
+    int* data = malloc(kCount * sizeof(int));
+    int wrong = 0;
+    for (int round = 0; round < kRounds; ++round) {
+      for (int i = 0; i < kCount; ++i) {
+        data[i] = rank == size - 1 ? round * 7 + i : -1;
+      }
+      MPI_Bcast(data, kCount, MPI_INT, size - 1, MPI_COMM_WORLD);
+      for (int i = 0; i < kCount; ++i) {
+        wrong += data[i] != round * 7 + i;
+      }
+    }
+    int all_wrong = 0;
+    MPI_Allreduce(&wrong, &all_wrong, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) {
+      printf("handover: %d wrong over %d ranks\n", all_wrong, size);
+    }
+    free(data);
     MPI_Finalize();
     return all_wrong == 0 ? 0 : 1;
   }

@@ -33,6 +33,13 @@ class Shim {
  public:
   // The process's one shim.
   static Shim& instance();
+  // A turn of MPI's progress engine (progress_hook.h): the sends a carried
+  // collective left in the provider's hands (a bcast's root returns once its
+  // data is copied out, then waits in MPI), then the pending non-blocking
+  // collectives. Without it, a root waiting in MPI leaves its receivers to
+  // the background thread, or with RAILYARD_BACKGROUND_PROGRESS=0 to wait
+  // for its next carried call.
+  static int progress_turn() noexcept;
 
   Shim() = default;
   // A program that ends without MPI_Finalize: the world leaves without MPI.

@@ -33,6 +33,16 @@ void Core::repost() {
   acks.flush_if_due();  // off the path of the message that made them due, too
 }
 
+bool Core::outbound_pending() const noexcept {
+  for (std::size_t rail = 0; rail < rails.size(); ++rail) {
+    const RailState& state = rails[rail];
+    if (!state.queue.empty() || state.rail->has_unannounced_work()) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void Core::idle_work() {
   repost();
   paths.check();

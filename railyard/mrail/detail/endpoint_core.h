@@ -46,6 +46,9 @@ struct Core {
   // progress() after its round: repost(), the clock-driven path checks and
   // the rail resets due, kept off the path of every message.
   void idle_work();
+  // Whether a rail still has sends or reads in the provider's hands, or
+  // messages waiting for a send buffer: work only progress moves on.
+  [[nodiscard]] bool outbound_pending() const noexcept;
 
   Options options;
   std::uint64_t id;
