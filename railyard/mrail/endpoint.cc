@@ -172,14 +172,14 @@ std::vector<PathInfo> Endpoint::paths(PeerId id) const {
 Status Endpoint::send(Request& request, PeerId peer, const void* data, std::size_t size,
                       std::uint64_t tag) {
   const Lock lock(mutex_);
-  const Status status = core_->sender.start(request, peer, data, size, tag, true);
+  Status status = core_->sender.start(request, peer, data, size, tag, true);
   hand_over_outbound();
   return status;
 }
 
 Status Endpoint::send_untagged(Request& request, PeerId peer, const void* data, std::size_t size) {
   const Lock lock(mutex_);
-  const Status status = core_->sender.start(request, peer, data, size, 0, false);
+  Status status = core_->sender.start(request, peer, data, size, 0, false);
   hand_over_outbound();
   return status;
 }
@@ -240,9 +240,9 @@ Status Endpoint::put(Request& request, const MultiRegion& local, std::uint64_t l
                      const RemoteMultiRegion& remote, std::uint64_t remote_offset,
                      std::size_t size) {
   const Lock lock(mutex_);
-  const Status status = core_->rma.start(
-      request, RequestKind::kPut, {static_cast<std::byte*>(local.base()), &local, local_offset},
-      remote, remote_offset, size);
+  Status status = core_->rma.start(request, RequestKind::kPut,
+                                   {static_cast<std::byte*>(local.base()), &local, local_offset},
+                                   remote, remote_offset, size);
   hand_over_outbound();
   return status;
 }
@@ -251,9 +251,9 @@ Status Endpoint::get(Request& request, const MultiRegion& local, std::uint64_t l
                      const RemoteMultiRegion& remote, std::uint64_t remote_offset,
                      std::size_t size) {
   const Lock lock(mutex_);
-  const Status status = core_->rma.start(
-      request, RequestKind::kGet, {static_cast<std::byte*>(local.base()), &local, local_offset},
-      remote, remote_offset, size);
+  Status status = core_->rma.start(request, RequestKind::kGet,
+                                   {static_cast<std::byte*>(local.base()), &local, local_offset},
+                                   remote, remote_offset, size);
   hand_over_outbound();
   return status;
 }
@@ -263,7 +263,7 @@ Status Endpoint::put(Request& request, const void* local, std::size_t size,
   const Lock lock(mutex_);
   // Only read from: the request's buffer pointer serves both directions.
   auto* data = const_cast<std::byte*>(static_cast<const std::byte*>(local));  // NOLINT
-  const Status status =
+  Status status =
       core_->rma.start(request, RequestKind::kPut, {data, nullptr, 0}, remote, remote_offset, size);
   hand_over_outbound();
   return status;
@@ -272,7 +272,7 @@ Status Endpoint::put(Request& request, const void* local, std::size_t size,
 Status Endpoint::get(Request& request, void* local, std::size_t size,
                      const RemoteMultiRegion& remote, std::uint64_t remote_offset) {
   const Lock lock(mutex_);
-  const Status status =
+  Status status =
       core_->rma.start(request, RequestKind::kGet, {static_cast<std::byte*>(local), nullptr, 0},
                        remote, remote_offset, size);
   hand_over_outbound();
@@ -281,7 +281,7 @@ Status Endpoint::get(Request& request, void* local, std::size_t size,
 
 Status Endpoint::flush(Request& request, const RemoteMultiRegion& remote) {
   const Lock lock(mutex_);
-  const Status status = core_->rma.flush(request, remote);
+  Status status = core_->rma.flush(request, remote);
   hand_over_outbound();
   return status;
 }
