@@ -9,7 +9,6 @@
 #include <bit>
 #include <chrono>
 #include <random>
-#include <system_error>
 
 #include <fmt/format.h>
 
@@ -86,8 +85,7 @@ class Endpoint::BackgroundTurn final : public rail::BackgroundTask {
   BackgroundTurn(BackgroundTurn&&) = delete;
   BackgroundTurn& operator=(BackgroundTurn&&) = delete;
 
-  bool background_turn() override { return endpoint_.background_turn(); }
-  void hurry() { progress_->hurry(this); }
+  void background_turn() override { endpoint_.background_turn(); }
 
  private:
   Endpoint& endpoint_;
@@ -379,10 +377,10 @@ EndpointCounters Endpoint::counters() const {
   return out;
 }
 
-bool Endpoint::background_turn() noexcept {
+void Endpoint::background_turn() noexcept {
   const std::unique_lock lock(mutex_, std::try_to_lock);
   if (!lock.owns_lock()) {
-    return false;  // a call is under way: it progresses the endpoint, and hands over after
+    return;  // a call is under way, and it progresses the endpoint itself
   }
   // Take in everything that is waiting, within reason: the user's next
   // call must not wait long for the lock.
@@ -390,31 +388,16 @@ bool Endpoint::background_turn() noexcept {
   try {
     for (int round = 0; round < kMaxRounds && !mutex_.contended() && progress() != 0; ++round) {
     }
-    const bool left = core_->outbound_pending();
-    outbound_left_.store(left, std::memory_order_relaxed);
-    return left && !core_->options.wait.yield_while_spinning;  // see hand_over_outbound
+    outbound_left_.store(core_->outbound_pending(), std::memory_order_relaxed);
   } catch (const std::exception& e) {
     log::error("multi-rail endpoint {:016x}: background progress: {}", core_->id, e.what());
-    return false;
   }
 }
 
 void Endpoint::hand_over_outbound() noexcept {
-  const bool left = core_->outbound_pending();
-  outbound_left_.store(left, std::memory_order_relaxed);
-  // Where ranks outnumber cores, turns every 500 us take the cores the
-  // ranks need (2 hosts x 2 ranks on 2 cores: bcast 25-50 % slower at
-  // 4-64 KiB); there the regular turns, and the MPI shim's hook, remain.
-  if (background_ == nullptr || !left || core_->options.wait.yield_while_spinning ||
-      !core_->outbound_backlog()) {
-    return;
-  }
-  try {
-    background_->hurry();
-  } catch (const std::system_error& e) {
-    log::debug("multi-rail endpoint {:016x}: background progress not hurried: {}", core_->id,
-               e.what());  // its regular turns still come
-  }
+  // Recorded for progress_handed_over(); the background thread's regular
+  // turns also move it on.
+  outbound_left_.store(core_->outbound_pending(), std::memory_order_relaxed);
 }
 
 void Endpoint::progress_handed_over() noexcept {

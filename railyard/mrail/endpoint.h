@@ -192,12 +192,11 @@ class Endpoint {
  private:
   friend class Request;  // ~Request calls abandon()
 
-  // Progresses while no call holds the endpoint (the background thread);
-  // returns whether sends the provider has not finished are left.
-  bool background_turn() noexcept;
+  // Progresses while no call holds the endpoint (the background thread).
+  void background_turn() noexcept;
   // At the end of a call that may leave sends the provider has not
-  // finished (the caller may not call again for long): hurries the
-  // background thread on. Under the lock.
+  // finished (the caller may not call again for long): records it for
+  // progress_handed_over(). Under the lock.
   void hand_over_outbound() noexcept;
   // Closing: sends every acknowledgement owed, asks every peer holding
   // unacknowledged messages for its own, and progresses until they come,

@@ -207,14 +207,13 @@ void ChannelCore::enable_background_progress(std::shared_ptr<rail::BackgroundPro
   background_->add(this, period);
 }
 
-bool ChannelCore::background_turn() {
+void ChannelCore::background_turn() {
   const std::unique_lock lock(mutex_, std::try_to_lock);
   if (!lock.owns_lock() || !connected_ || closed_) {
-    return false;  // a call is under way, and it progresses the channel itself
+    return;  // a call is under way, and it progresses the channel itself
   }
   progress();
   keepalive(Clock::now());
-  return false;  // its turns keep their period
 }
 
 Status ChannelCore::close() {

@@ -43,18 +43,6 @@ bool Core::outbound_pending() const noexcept {
   return false;
 }
 
-bool Core::outbound_backlog() const noexcept {
-  constexpr std::size_t kBuffersLeftAlone = 2;
-  for (std::size_t rail = 0; rail < rails.size(); ++rail) {
-    const RailState& state = rails[rail];
-    const std::size_t in_use = state.send_slots.size() - state.free_slots.size();
-    if (!state.queue.empty() || state.rail->has_deferred_posts() || in_use > kBuffersLeftAlone) {
-      return true;
-    }
-  }
-  return false;
-}
-
 void Core::idle_work() {
   repost();
   paths.check();

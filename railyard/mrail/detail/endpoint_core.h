@@ -49,12 +49,6 @@ struct Core {
   // Whether a rail still has sends or reads in the provider's hands, or
   // messages waiting for a send buffer: work only progress moves on.
   [[nodiscard]] bool outbound_pending() const noexcept;
-  // Whether a rail has a backlog only progress moves on: messages waiting
-  // for a send buffer, posts the provider refused for now, or more than two
-  // of its send buffers in the provider's hands. A message or two in
-  // flight is left alone: its bytes are in the socket already, and
-  // hurrying the background thread for it costs a wake-up a call.
-  [[nodiscard]] bool outbound_backlog() const noexcept;
 
   Options options;
   std::uint64_t id;

@@ -108,7 +108,6 @@ void BackgroundProgress::add(BackgroundTask* task, std::chrono::milliseconds per
     const std::scoped_lock lock(mutex_);
     tasks_.push_back(task);
     period_ = std::min(period_, period);
-    next_regular_ = std::min(next_regular_, std::chrono::steady_clock::now() + period_);
   }
   wake_->notify_all();  // a shorter period applies from now
 }
@@ -119,50 +118,17 @@ void BackgroundProgress::remove(BackgroundTask* task) {
   std::erase(tasks_, task);
 }
 
-void BackgroundProgress::hurry(BackgroundTask* task) {
-  if (task->hurried_.load(std::memory_order_relaxed)) {
-    return;
-  }
-  {
-    const std::scoped_lock lock(mutex_);
-    if (inherited_ || task->hurried_.load(std::memory_order_relaxed)) {
-      return;  // a fork's child has no such thread to wake
-    }
-    task->hurried_.store(true, std::memory_order_relaxed);
-    hurried_ = true;
-  }
-  wake_->notify_all();
-}
-
 void BackgroundProgress::run() {
-  using Clock = std::chrono::steady_clock;
   std::unique_lock lock(mutex_);
   while (!stopping_) {
-    const bool hurried = hurried_;
-    const Clock::time_point regular = next_regular_;
-    const Clock::time_point until =
-        hurried ? std::min(regular, Clock::now() + kHurriedPeriod) : regular;
-    wake_->wait_until(lock, until, [&] {
-      return stopping_ || next_regular_ < regular || (!hurried && hurried_);
-    });
+    const auto period = period_;
+    wake_->wait_for(lock, period, [&] { return stopping_ || period_ < period; });
     if (stopping_) {
       break;
     }
-    // Every task at its regular time; only the hurried ones in between.
-    // hurry() marks a task under mutex_, so no mark is lost to the turns.
-    const Clock::time_point now = Clock::now();
-    const bool everyone = now >= next_regular_;
-    if (everyone) {
-      next_regular_ = now + period_;
-    }
-    bool any_hurried = false;
     for (BackgroundTask* task : tasks_) {
-      if (everyone || task->hurried_.load(std::memory_order_relaxed)) {
-        task->hurried_.store(task->background_turn(), std::memory_order_relaxed);
-      }
-      any_hurried = any_hurried || task->hurried_.load(std::memory_order_relaxed);
+      task->background_turn();
     }
-    hurried_ = any_hurried;
   }
 }
 

@@ -12,7 +12,6 @@
 // a new one.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -23,26 +22,18 @@
 namespace railyard::rail {
 
 // What the thread progresses. background_turn() must not block: it
-// try-locks what its user's calls lock, and returns when that fails. It
-// returns whether it left work that only progress moves on (sends the
-// provider has not finished), to be turned again soon (see hurry()).
+// try-locks what its user's calls lock, and returns when that fails.
 class BackgroundTask {
  public:
   virtual ~BackgroundTask() = default;
-  virtual bool background_turn() = 0;
-  BackgroundTask(const BackgroundTask&) = delete;
-  BackgroundTask& operator=(const BackgroundTask&) = delete;
-  BackgroundTask(BackgroundTask&&) = delete;
-  BackgroundTask& operator=(BackgroundTask&&) = delete;
+  virtual void background_turn() = 0;
 
  protected:
   BackgroundTask() = default;
-
- private:
-  friend class BackgroundProgress;
-  // Turned every kHurriedPeriod (see BackgroundProgress::hurry). Written
-  // under the BackgroundProgress's lock; read without it to skip the lock.
-  std::atomic<bool> hurried_{false};
+  BackgroundTask(const BackgroundTask&) = default;
+  BackgroundTask& operator=(const BackgroundTask&) = default;
+  BackgroundTask(BackgroundTask&&) = default;
+  BackgroundTask& operator=(BackgroundTask&&) = default;
 };
 
 class BackgroundProgress {
@@ -67,16 +58,6 @@ class BackgroundProgress {
   void add(BackgroundTask* task, std::chrono::milliseconds period);
   void remove(BackgroundTask* task);
 
-  // `task`'s user left work that only progress moves on (a bcast's root
-  // returns once its data is copied out, before the provider has sent it)
-  // and may not call again for long: its turns come every kHurriedPeriod
-  // from now until one finds no such work left; the other tasks keep their
-  // pace. Cheap while `task` is hurried.
-  void hurry(BackgroundTask* task);
-  // Short enough that a rail's socket never runs dry between turns (a
-  // rail of 1 Gbit/s sends 62 KB in it).
-  static constexpr std::chrono::microseconds kHurriedPeriod{500};
-
  private:
   struct Registry;
   static Registry& registry();
@@ -92,9 +73,6 @@ class BackgroundProgress {
   std::unique_ptr<std::condition_variable> wake_ = std::make_unique<std::condition_variable>();
   std::vector<BackgroundTask*> tasks_;
   std::chrono::milliseconds period_{1000};
-  // When every task is turned next (period_ apart).
-  std::chrono::steady_clock::time_point next_regular_ = std::chrono::steady_clock::now() + period_;
-  bool hurried_ = false;  // some task is
   bool stopping_ = false;
   bool inherited_ = false;               // a fork's child: the thread is the parent's
   std::unique_ptr<std::thread> thread_;  // last: starts once the members above exist

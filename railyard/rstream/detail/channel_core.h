@@ -133,7 +133,7 @@ class ChannelCore final : public rail::BackgroundTask {
   void enable_background_progress(std::shared_ptr<rail::BackgroundProgress> progress);
   // One background turn: if no call holds the channel, reads what arrived
   // and runs the keepalive, as a call would.
-  bool background_turn() override;
+  void background_turn() override;
   [[nodiscard]] const std::string& peer_name() const noexcept { return peer_name_; }
   [[nodiscard]] const ChannelOptions& options() const noexcept { return options_; }
   [[nodiscard]] const rail::RailLimits& limits() const noexcept { return fabric_->limits(); }
