@@ -171,14 +171,14 @@ Status Endpoint::send(Request& request, PeerId peer, const void* data, std::size
                       std::uint64_t tag) {
   const Lock lock(mutex_);
   Status status = core_->sender.start(request, peer, data, size, tag, true);
-  hand_over_outbound();
+  record_outbound();
   return status;
 }
 
 Status Endpoint::send_untagged(Request& request, PeerId peer, const void* data, std::size_t size) {
   const Lock lock(mutex_);
   Status status = core_->sender.start(request, peer, data, size, 0, false);
-  hand_over_outbound();
+  record_outbound();
   return status;
 }
 
@@ -241,7 +241,7 @@ Status Endpoint::put(Request& request, const MultiRegion& local, std::uint64_t l
   Status status = core_->rma.start(request, RequestKind::kPut,
                                    {static_cast<std::byte*>(local.base()), &local, local_offset},
                                    remote, remote_offset, size);
-  hand_over_outbound();
+  record_outbound();
   return status;
 }
 
@@ -252,7 +252,7 @@ Status Endpoint::get(Request& request, const MultiRegion& local, std::uint64_t l
   Status status = core_->rma.start(request, RequestKind::kGet,
                                    {static_cast<std::byte*>(local.base()), &local, local_offset},
                                    remote, remote_offset, size);
-  hand_over_outbound();
+  record_outbound();
   return status;
 }
 
@@ -263,7 +263,7 @@ Status Endpoint::put(Request& request, const void* local, std::size_t size,
   auto* data = const_cast<std::byte*>(static_cast<const std::byte*>(local));  // NOLINT
   Status status =
       core_->rma.start(request, RequestKind::kPut, {data, nullptr, 0}, remote, remote_offset, size);
-  hand_over_outbound();
+  record_outbound();
   return status;
 }
 
@@ -273,14 +273,14 @@ Status Endpoint::get(Request& request, void* local, std::size_t size,
   Status status =
       core_->rma.start(request, RequestKind::kGet, {static_cast<std::byte*>(local), nullptr, 0},
                        remote, remote_offset, size);
-  hand_over_outbound();
+  record_outbound();
   return status;
 }
 
 Status Endpoint::flush(Request& request, const RemoteMultiRegion& remote) {
   const Lock lock(mutex_);
   Status status = core_->rma.flush(request, remote);
-  hand_over_outbound();
+  record_outbound();
   return status;
 }
 
@@ -306,7 +306,7 @@ bool Endpoint::progress_until(const std::function<bool()>& done, std::chrono::na
   const Lock lock(mutex_);
   const bool finished = rail::progress_until(core_->rails.pointers(), done, timeout,
                                              core_->options.wait, &core_->poll_hint);
-  hand_over_outbound();
+  record_outbound();
   return finished;
 }
 
@@ -337,7 +337,7 @@ bool Endpoint::progress_until(std::span<Endpoint* const> endpoints,
   const bool finished =
       rail::progress_until(rails, done, timeout, endpoints.front()->core_->options.wait, &hint);
   for (Endpoint* endpoint : ordered) {
-    endpoint->hand_over_outbound();
+    endpoint->record_outbound();
   }
   return finished;
 }
@@ -394,7 +394,7 @@ void Endpoint::background_turn() noexcept {
   }
 }
 
-void Endpoint::hand_over_outbound() noexcept {
+void Endpoint::record_outbound() noexcept {
   // Recorded for progress_handed_over(); the background thread's regular
   // turns also move it on.
   outbound_left_.store(core_->outbound_pending(), std::memory_order_relaxed);

@@ -179,7 +179,7 @@ class Endpoint {
   bool wait(const Request& request, std::chrono::nanoseconds timeout);
   // Drives several endpoints from one thread (peers in one process).
   // Moves on, without waiting, sends and reads a call left in the
-  // provider's hands (see hand_over_outbound): for a library whose user
+  // provider's hands (see record_outbound): for a library whose user
   // waits in another library's loop (the MPI shim, from MPI's progress
   // engine). One atomic load when none are left; nothing while another
   // call holds the endpoint.
@@ -197,7 +197,7 @@ class Endpoint {
   // At the end of a call that may leave sends the provider has not
   // finished (the caller may not call again for long): records it for
   // progress_handed_over(). Under the lock.
-  void hand_over_outbound() noexcept;
+  void record_outbound() noexcept;
   // Closing: sends every acknowledgement owed, asks every peer holding
   // unacknowledged messages for its own, and progresses until they come,
   // the peer fails, or the rail timeout passes.
