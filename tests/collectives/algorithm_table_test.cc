@@ -60,6 +60,11 @@ TEST(AlgorithmTable, TheBuiltInChoiceGoesBySizeAndRanks) {
             "recursive_doubling");
   EXPECT_EQ(table.choose(Collective::kAllgather, 1024, 4, HostShape{2, 2}).name, "bruck");
   EXPECT_EQ(table.choose(Collective::kAllgather, 1 << 20, 5).name, "ring");
+  // With one rank a host the doubling exchanges carry on up to 1 MiB.
+  EXPECT_EQ(table.choose(Collective::kAllgather, 256 << 10, 4, HostShape{4, 1}).name,
+            "recursive_doubling");
+  EXPECT_EQ(table.choose(Collective::kAllgather, 256 << 10, 4, HostShape{2, 2}).name, "ring");
+  EXPECT_EQ(table.choose(Collective::kAllgather, 1 << 20, 4, HostShape{4, 1}).name, "ring");
   EXPECT_EQ(table.choose(Collective::kReduce, 1 << 20, 5).name, "binomial");
   EXPECT_EQ(table.choose(Collective::kAlltoall, 1 << 20, 5).name, "pairwise");
   // Rows by one rank's block: 4 KiB on 4 ranks is 1 KiB a block.
