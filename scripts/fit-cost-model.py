@@ -3,6 +3,7 @@
 
     fit-cost-model.py --fit DIR... [--check DIR...] [-o MODEL.json]
         [--info build/release/bin/railyard-info]
+    fit-cost-model.py --figures builtin|MODEL.json --check DIR...
 
 Each DIR is the --out of a scripts/collectives-vs-openmpi.sh run: its
 combined CSV gives railyard's slowest-rank time per size (the median of
@@ -17,7 +18,9 @@ size with `railyard-info --algorithms --hosts H --ranks-per-host R --json`
 (the algorithm the table chooses). The --check runs are then predicted
 with the fitted figures and the rail rate measured beside them, and each size's error
 printed; the summary says how many sizes are within 20 %. Writes the
-fitted figures as JSON (railyard-info --model reads it) to -o.
+fitted figures as JSON (railyard-info --model reads it) to -o. With
+--figures instead of --fit, the --check runs are predicted with given
+figures: railyard-info's built-in ones (`builtin`) or a JSON -o wrote.
 """
 import argparse
 import csv
@@ -204,9 +207,33 @@ def report(info, layouts, figures, title):
     return within, len(errors)
 
 
+def given_figures(info, source):
+    """The figures --figures names: railyard-info's built-in ones, or a
+    JSON file as -o writes."""
+    if source == "builtin":
+        out = subprocess.run([info, "--algorithms", "--hosts", "2", "--ranks-per-host", "1",
+                              "--sizes", "8", "--json"],
+                             check=True, capture_output=True, text=True).stdout
+        figures = json.loads(out)["fabric"]
+    else:
+        try:
+            with open(source) as handle:
+                figures = json.load(handle)
+        except (OSError, ValueError) as error:
+            sys.exit(f"fit-cost-model.py: --figures {source}: {error}: expected 'builtin' or "
+                     "a JSON file of the figures as -o writes")
+    missing = [name for name in FITTED if not isinstance(figures.get(name), (int, float))]
+    if missing:
+        sys.exit(f"fit-cost-model.py: --figures {source}: no {', '.join(missing)}: expected "
+                 f"a number for each of {', '.join(FITTED)}")
+    return {name: float(figures[name]) for name in FITTED}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--fit", nargs="+", required=True, help="runs to fit the figures to")
+    parser.add_argument("--fit", nargs="+", default=[], help="runs to fit the figures to")
+    parser.add_argument("--figures", help="check with these figures instead of fitting: "
+                        "'builtin' (railyard-info's) or a JSON file as -o writes")
     parser.add_argument("--check", nargs="*", default=[], help="runs to check the fit on")
     parser.add_argument("--info", default=os.path.join(HERE, "..", "build", "release", "bin",
                                                        "railyard-info"))
@@ -214,19 +241,27 @@ def main():
     args = parser.parse_args()
     if not os.access(args.info, os.X_OK):
         sys.exit(f"fit-cost-model.py: --info {args.info} is not a program: build railyard-info")
-    fit_runs = [Run(directory) for directory in args.fit]
-    fit_layouts = layouts_of(fit_runs)
+    if bool(args.fit) == bool(args.figures):
+        sys.exit("fit-cost-model.py: give either --fit DIR... or --figures (see --help)")
     check_layouts = layouts_of([Run(directory) for directory in args.check])
+    if args.figures:
+        if not check_layouts:
+            sys.exit("fit-cost-model.py: --figures needs --check DIR...")
+        figures = given_figures(args.info, args.figures)
+        print(f"# figures ({args.figures}): {json.dumps(figures)}")
+    else:
+        fit_runs = [Run(directory) for directory in args.fit]
+        fit_layouts = layouts_of(fit_runs)
 
-    def objective(point):
-        return squared_log_error(args.info, fit_layouts, figures_of(point))
+        def objective(point):
+            return squared_log_error(args.info, fit_layouts, figures_of(point))
 
-    start = [math.log(START[name]) for name in FITTED]
-    best, value = nelder_mead(objective, start)
-    figures = figures_of(best)
-    print(f"# fitted on {', '.join(run.directory for run in fit_runs)}: "
-          f"{json.dumps(figures)} (mean squared log error {value:.4f})")
-    report(args.info, fit_layouts, figures, "fit")
+        start = [math.log(START[name]) for name in FITTED]
+        best, value = nelder_mead(objective, start)
+        figures = figures_of(best)
+        print(f"# fitted on {', '.join(run.directory for run in fit_runs)}: "
+              f"{json.dumps(figures)} (mean squared log error {value:.4f})")
+        report(args.info, fit_layouts, figures, "fit")
     if check_layouts:
         report(args.info, check_layouts, figures, "check")
     if args.output:

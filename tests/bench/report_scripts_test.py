@@ -199,7 +199,21 @@ class PlotRatios(Files):
         result = self.run_script(PLOT_RATIOS, "-o", self.path("x.png"), "--baseline", "UCX",
                                  self.write_combined("bcast", 1000.0, 2000.0))
         self.assertNotEqual(result.returncode, 0)
-        self.assertIn("no size with both railyard and 'UCX'", result.stderr)
+        self.assertIn("no size with both 'railyard' and 'UCX'", result.stderr)
+
+    def test_another_subject_is_compared_on_request(self):
+        result = self.run_script(PLOT_RATIOS, "-o", self.path("x.png"), "--subject", "UCX",
+                                 self.write_combined("bcast", 1000.0, 2000.0))
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("no size with both 'UCX' and 'Open MPI tuned'", result.stderr)
+        output = self.path("subject.png")
+        result = self.run_script(PLOT_RATIOS, "-o", output, "--subject", "Open MPI tuned",
+                                 "--baseline", "railyard",
+                                 self.write_combined("bcast", 1000.0, 2000.0))
+        if "gnuplot is not installed" in result.stderr:
+            self.skipTest(result.stderr.strip())
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("(1 collectives)", result.stdout)
 
 
 class PlotProjection(Files):
