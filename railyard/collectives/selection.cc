@@ -91,12 +91,20 @@ constexpr auto kBuiltin = std::to_array<BuiltinChoice>({
     {.collective = Collective::kAllreduce, .algorithm = "ring"},
     // Short blocks: ceil(log2 p) doubling steps; on many ranks the ring's
     // p - 1 steps cost more up to longer vectors. With one rank a host the
-    // exchanges with rank r xor d (measured faster on 4 x 1, up to 1 MiB,
-    // where both carry the line rate), else Bruck's shifts (measured faster
-    // on 2 x 2).
+    // exchanges with rank r xor d (measured faster on 4 x 1, and there up
+    // to 1 MiB, where both carry the line rate; on 3 ranks they are Bruck's
+    // shifts, at 0.65 of Open MPI's speed at 256 KiB on 3 x 1), else
+    // Bruck's shifts (measured faster on 2 x 2).
     {.collective = Collective::kAllgather,
      .algorithm = "recursive_doubling",
      .to = 1 * kMiB,
+     .min_ranks = 4,
+     .max_ranks = 4,
+     .hosts = Hosts::kSeveral,
+     .max_ranks_per_host = 1},
+    {.collective = Collective::kAllgather,
+     .algorithm = "recursive_doubling",
+     .to = 64 * kKiB,
      .hosts = Hosts::kSeveral,
      .max_ranks_per_host = 1},
     {.collective = Collective::kAllgather,

@@ -60,9 +60,11 @@ TEST(AlgorithmTable, TheBuiltInChoiceGoesBySizeAndRanks) {
             "recursive_doubling");
   EXPECT_EQ(table.choose(Collective::kAllgather, 1024, 4, HostShape{2, 2}).name, "bruck");
   EXPECT_EQ(table.choose(Collective::kAllgather, 1 << 20, 5).name, "ring");
-  // With one rank a host the doubling exchanges carry on up to 1 MiB.
+  // With one rank on each of 4 hosts the doubling exchanges carry on up
+  // to 1 MiB; on 3, the ring takes over from 64 KiB.
   EXPECT_EQ(table.choose(Collective::kAllgather, 256 << 10, 4, HostShape{4, 1}).name,
             "recursive_doubling");
+  EXPECT_EQ(table.choose(Collective::kAllgather, 256 << 10, 3, HostShape{3, 1}).name, "ring");
   EXPECT_EQ(table.choose(Collective::kAllgather, 256 << 10, 4, HostShape{2, 2}).name, "ring");
   EXPECT_EQ(table.choose(Collective::kAllgather, 1 << 20, 4, HostShape{4, 1}).name, "ring");
   EXPECT_EQ(table.choose(Collective::kReduce, 1 << 20, 5).name, "binomial");
