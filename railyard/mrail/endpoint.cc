@@ -388,7 +388,7 @@ void Endpoint::background_turn() noexcept {
   try {
     for (int round = 0; round < kMaxRounds && !mutex_.contended() && progress() != 0; ++round) {
     }
-    outbound_left_.store(core_->outbound_pending(), std::memory_order_relaxed);
+    record_outbound();
   } catch (const std::exception& e) {
     log::error("multi-rail endpoint {:016x}: background progress: {}", core_->id, e.what());
   }
@@ -402,7 +402,7 @@ void Endpoint::record_outbound() noexcept {
 
 void Endpoint::progress_handed_over() noexcept {
   if (outbound_left_.load(std::memory_order_relaxed)) {
-    (void)background_turn();
+    background_turn();
   }
 }
 
