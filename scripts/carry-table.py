@@ -18,8 +18,9 @@ row, from its first size up to the next size not met, and over a last run
 of any length from its first size up; smaller sizes than the first
 measured go to MPI. Sizes are the whole vector, as railyard-bench counts
 them; the shim's size is a rank's block for allgather, alltoall,
-reduce_scatter, gather and scatter (the whole over the ranks), and the
-vector for the others, as the last column says. --subject compares another
+reduce_scatter, gather and scatter, and the mean block for their v-forms
+(the whole over the ranks), and the vector for the others, as the last
+column says. --subject compares another
 subject of the runs instead of railyard (`--subject "Open MPI + railyard
 shim"` for runs with --shim: where the shim is ahead of MPI alone).
 """
@@ -34,7 +35,8 @@ spec = importlib.util.spec_from_file_location("bench_table", os.path.join(HERE, 
 bench_table = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bench_table)
 
-BLOCK_COLLECTIVES = {"allgather", "alltoall", "reduce_scatter", "gather", "scatter"}
+BLOCK_COLLECTIVES = {"allgather", "alltoall", "reduce_scatter", "gather", "scatter",
+                     "allgatherv", "alltoallv", "reduce_scatterv", "gatherv", "scatterv"}
 LINE_SHARE = 0.97
 
 
