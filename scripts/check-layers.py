@@ -22,7 +22,7 @@ import sys
 MAX_LINES = 600
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(railyard/[^"]+)"')
 INSTALL = re.compile(r"railyard_install_headers\(\s*(\w+)([^)]*)\)")
-TOP_LAYERS = ("c_api", "mpi_shim")
+TOP_LAYERS = ("c_api", "mpi_shim", "torch")
 PLUMBING = "railyard/common/detail/"
 
 

@@ -58,9 +58,13 @@ case "${1:-}" in
     # (scripts/tidy_scope.py; RAILYARD_TIDY_ALL=1 checks all). The static
     # analyzer (clang-analyzer-*) runs over the library, where the bugs it
     # finds live; over tests and examples it spent 80% of the time on
-    # GoogleTest's macros (47 s against 9 s for one test file).
+    # GoogleTest's macros (47 s against 9 s for one test file). The torch
+    # backend (railyard/torch/) is left out: clang 14 cannot parse torch
+    # 1.13's headers as C++20 with libstdc++ 12 (std::vector<c10::IValue>'s
+    # constexpr members need IValue complete where it is not yet); g++ builds
+    # it with every warning an error.
     status=0
-    tidy_units "$build" "^$(pwd)/railyard/" >>"$log" 2>&1 ||
+    tidy_units "$build" "^$(pwd)/railyard/(?!torch/)" >>"$log" 2>&1 ||
       status=1
     tidy_units "$build" "^$(pwd)/(tools|bench|examples|tests)/" -checks='-clang-analyzer-*' >>"$log" 2>&1 ||
       status=1

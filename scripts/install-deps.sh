@@ -20,6 +20,9 @@ packages=(
   # plots of railyard-bench results (scripts/plot-busbw.py); the C API's
   # Python example (ctypes and numpy); mpi4py runs the MPI shim under Python
   gnuplot-nox python3 python3-numpy python3-mpi4py
+  # the torch.distributed backend (railyard/torch): torch for /usr/bin/python3,
+  # its C++ headers and libraries, pybind11, Python's headers
+  python3-torch libtorch-dev pybind11-dev python3-dev
   # emulated multi-NIC hosts (ip netns, veth, tc)
   iproute2 procps
   # house style

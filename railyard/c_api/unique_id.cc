@@ -2,22 +2,19 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <sstream>
 
 #include "railyard/bootstrap/bootstrap_options.h"
-#include "railyard/common/detail/env.h"
-#include "railyard/common/detail/network_interfaces.h"
+#include "railyard/bootstrap/root_listen_host.h"
 #include "railyard/common/error.h"
 
 namespace railyard::c_api {
 namespace {
 
 constexpr const char* kMagic = "railyard-id-1";
-constexpr const char* kHostVariable = "RAILYARD_UNIQUE_ID_HOST";
 
 // Listeners of ids made here, by job key.
 std::mutex listeners_mutex;
@@ -26,37 +23,10 @@ std::map<std::string, rstream::Listener>& listeners() {
   return by_key;
 }
 
-// Where rank 0 listens: RAILYARD_UNIQUE_ID_HOST (an interface's IPv4
-// address, or an address as given), else the first interface that is up
-// and not loopback, else the loopback.
-std::string listen_host() {
-  const auto addresses = list_interface_addresses();
-  if (const auto wanted = env::get(kHostVariable)) {
-    for (const InterfaceAddress& address : addresses) {
-      if (address.interface == *wanted && address.family == AF_INET) {
-        return address.address;
-      }
-    }
-    if (wanted->empty() || std::ranges::any_of(*wanted, [](char c) { return c == ' '; })) {
-      throw ConfigError(kHostVariable, *wanted,
-                        fmt::format("expected an interface with an IPv4 address ({}) or an "
-                                    "address of this host",
-                                    describe_interfaces(addresses)));
-    }
-    return *wanted;
-  }
-  for (const InterfaceAddress& address : addresses) {
-    if (address.up && !address.loopback && address.family == AF_INET) {
-      return address.address;
-    }
-  }
-  return "127.0.0.1";
-}
-
 }  // namespace
 
 railyard_unique_id_t make_unique_id() {
-  const std::string host = listen_host();
+  const std::string host = bootstrap::root_listen_host();
   rstream::Listener listener(fmt::format("tcp://{}:0", host));
   UniqueId id{fmt::format("tcp://{}:{}", host, listener.port()), bootstrap::random_job_key()};
   const std::string text = fmt::format("{} {} {}", kMagic, id.address, id.job_key);

@@ -120,6 +120,8 @@ void Communicator::progress_handed_over() const noexcept {
   world_->endpoint().progress_handed_over();
 }
 
+void Communicator::wake_waiters() const { world_->endpoint().wake_waiters(); }
+
 namespace {
 
 // The errors of the checks every send and receive makes, out of their way:

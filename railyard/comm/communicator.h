@@ -138,6 +138,11 @@ class Communicator {
   // (the MPI shim, from MPI's progress engine). Cheap when none are left;
   // RAILYARD_BACKGROUND_PROGRESS does the same from its own thread.
   void progress_handed_over() const noexcept;
+  // Wakes every thread of this process asleep in a wait on the job's
+  // endpoint, so that it looks at what it waits for again: a thread that
+  // completes requests others start, waiting with a stop condition
+  // (Request::wait_any), learns of new ones without a timeout.
+  void wake_waiters() const;
 
  private:
   friend struct detail::WindowState;

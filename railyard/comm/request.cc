@@ -153,6 +153,32 @@ std::optional<std::size_t> Request::wait_any(std::span<Request> requests,
   return finished;
 }
 
+std::optional<std::size_t> Request::wait_any(std::span<Request> requests,
+                                             std::chrono::milliseconds timeout,
+                                             const std::function<bool()>& stop) {
+  detail::World* world =
+      common_world(requests, [](Request& request) { return request.operation_.get(); });
+  if (world == nullptr) {
+    return std::nullopt;
+  }
+  std::optional<std::size_t> finished;
+  const auto any_done_or_stop = [&] {
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      if (requests[i].operation_ && requests[i].operation_->done()) {
+        finished = i;
+        return true;
+      }
+    }
+    return stop();
+  };
+  (void)world->progress_until(any_done_or_stop, timeout);
+  if (!finished) {
+    return std::nullopt;
+  }
+  requests[*finished].finish();
+  return finished;
+}
+
 namespace {
 
 // Waits for each request with `wait_one`; the others are still waited for

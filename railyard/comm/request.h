@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -92,6 +93,13 @@ class Request {
   static std::optional<std::size_t> wait_any(std::span<Request> requests);
   static std::optional<std::size_t> wait_any(std::span<Request> requests,
                                              std::chrono::milliseconds timeout);
+  // wait_any that also ends, returning nullopt, when `stop()` holds (it is
+  // asked whenever the wait wakes: Communicator::wake_waiters() wakes it)
+  // or when `timeout` passes, which throws nothing. Throws a finished
+  // request's failure as wait_any does.
+  static std::optional<std::size_t> wait_any(std::span<Request> requests,
+                                             std::chrono::milliseconds timeout,
+                                             const std::function<bool()>& stop);
   // Waits for every active request, in one wait. When some fail, the
   // others still finish, then the first failure is thrown. On timeout it
   // throws TimeoutError and leaves every request as it was.

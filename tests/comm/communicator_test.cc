@@ -484,6 +484,45 @@ TEST(Communicator, WaitAnyAndReleasedRequests) {
   }));
 }
 
+// wait_any with a stop condition: another thread sets it and wakes the
+// waiter (as the torch backend's completion thread is told of new work);
+// the requests stay as they were. Its timeout throws nothing; a request
+// that finishes ends it as wait_any's does.
+TEST(Communicator, WaitAnyEndsWhenItsStopConditionHolds) {
+  expect_clean(run_ranks(2, [](Communicator& world) {
+    if (world.rank() == 1) {
+      barrier(world);
+      const int value = 7;
+      world.send(&value, sizeof(value), 0, 3);
+      return;
+    }
+    int got = 0;
+    std::array<Request, 1> receives{world.irecv(&got, sizeof(got), 1, 3)};
+    std::atomic<bool> stop{false};
+    std::thread waker([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      stop = true;
+      world.wake_waiters();
+    });
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(Request::wait_any(receives, std::chrono::seconds(30), [&] { return stop.load(); }),
+              std::nullopt);
+    waker.join();
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+    EXPECT_TRUE(receives[0].active());
+    // Without the condition, the timeout passes quietly.
+    const auto before = std::chrono::steady_clock::now();
+    EXPECT_EQ(Request::wait_any(receives, std::chrono::milliseconds(50), [] { return false; }),
+              std::nullopt);
+    EXPECT_GE(std::chrono::steady_clock::now() - before, std::chrono::milliseconds(50));
+    barrier(world);
+    EXPECT_EQ(Request::wait_any(receives, std::chrono::seconds(30), [] { return false; }),
+              std::optional<std::size_t>(0));
+    EXPECT_EQ(got, 7);
+    EXPECT_FALSE(receives[0].active());
+  }));
+}
+
 // A request holds what its communicator was made of: destroying the
 // communicator first leaves it waitable, and its status still names ranks
 // of that communicator.

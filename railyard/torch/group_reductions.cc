@@ -1,0 +1,192 @@
+// The reductions of the railyard process group: all_reduce (and its
+// coalesced form), reduce, reduce_scatter (lists and flat tensors).
+#include <ATen/ATen.h>
+#include <c10/util/Exception.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "railyard/comm/collectives.h"
+#include "railyard/torch/group.h"
+#include "railyard/torch/staging.h"
+#include "railyard/torch/tensor_types.h"
+
+namespace railyard::pytorch {
+namespace {
+
+// AVG: the sum over the group's `size` ranks, divided (integers truncated,
+// as C's division).
+void divide_if_average(const Reduction& reduction, at::Tensor& buffer, int size) {
+  if (!reduction.average) {
+    return;
+  }
+  if (at::isFloatingType(buffer.scalar_type())) {
+    buffer.div_(size);
+  } else {
+    buffer.div_(size, "trunc");
+  }
+}
+
+}  // namespace
+
+Group::WorkPtr Group::allreduce(std::vector<at::Tensor>& tensors,
+                                const c10d::AllreduceOptions& options) {
+  constexpr const char* kWhat = "all_reduce";
+  check_count(tensors, 1, kWhat, "the tensor list");
+  at::Tensor tensor = tensors.front();
+  const auto type = data_type_of(tensor, kWhat);
+  const Reduction reduction = reduction_for(options.reduceOp, tensor.scalar_type(), kWhat);
+  return submit(c10d::OpType::ALLREDUCE, fmt::format("{} of {}", kWhat, describe(tensor)), tensors,
+                timeout_of(options.timeout), [&] {
+                  at::Tensor buffer = contiguous_buffer(tensor);
+                  Started started;
+                  // In place as send == recv: collectives::kInPlace is an address in
+                  // librailyard this module, its symbols hidden, does not share.
+                  started.requests.push_back(
+                      comm::iallreduce(communicator_, buffer.data_ptr(), buffer.data_ptr(),
+                                       element_count(buffer), type, reduction.op));
+                  started.finish = [buffer, tensor, reduction, size = size()]() mutable {
+                    divide_if_average(reduction, buffer, size);
+                    write_back(buffer, tensor);
+                  };
+                  started.keep_alive = {buffer};
+                  return started;
+                });
+}
+
+Group::WorkPtr Group::allreduce_coalesced(std::vector<at::Tensor>& tensors,
+                                          const c10d::AllreduceCoalescedOptions& options) {
+  constexpr const char* kWhat = "all_reduce_coalesced";
+  TORCH_CHECK(!tensors.empty(), "railyard ", kWhat, ": no tensors given");
+  // One all_reduce per element type, of that type's tensors back to back.
+  std::vector<std::vector<at::Tensor>> by_type;
+  for (const at::Tensor& tensor : tensors) {
+    check_tensor(tensor, kWhat);
+    (void)reduction_for(options.reduceOp, tensor.scalar_type(), kWhat);
+    auto same = std::find_if(by_type.begin(), by_type.end(), [&](const auto& list) {
+      return list.front().scalar_type() == tensor.scalar_type();
+    });
+    if (same == by_type.end()) {
+      by_type.push_back({tensor});
+    } else {
+      same->push_back(tensor);
+    }
+  }
+  return submit(
+      c10d::OpType::ALLREDUCE_COALESCED,
+      fmt::format("{} of {} tensors ({} first)", kWhat, tensors.size(), describe(tensors.front())),
+      tensors, timeout_of(options.timeout), [&] {
+        Started started;
+        std::vector<at::Tensor> flats;
+        for (const auto& list : by_type) {
+          at::Tensor flat = flatten(list);
+          const auto type = data_type_of(flat, kWhat);
+          const Reduction reduction = reduction_for(options.reduceOp, flat.scalar_type(), kWhat);
+          started.requests.push_back(comm::iallreduce(communicator_, flat.data_ptr(),
+                                                      flat.data_ptr(), element_count(flat), type,
+                                                      reduction.op));
+          flats.push_back(flat);
+        }
+        started.finish = [flats, by_type, op = options.reduceOp, size = size()]() mutable {
+          for (std::size_t i = 0; i < flats.size(); ++i) {
+            divide_if_average(reduction_for(op, flats[i].scalar_type(), "all_reduce_coalesced"),
+                              flats[i], size);
+            unflatten(flats[i], by_type[i]);
+          }
+        };
+        started.keep_alive = flats;
+        return started;
+      });
+}
+
+Group::WorkPtr Group::reduce(std::vector<at::Tensor>& tensors, const c10d::ReduceOptions& options) {
+  constexpr const char* kWhat = "reduce";
+  check_count(tensors, 1, kWhat, "the tensor list");
+  check_root(options.rootRank, kWhat);
+  at::Tensor tensor = tensors.front();
+  const auto type = data_type_of(tensor, kWhat);
+  const Reduction reduction = reduction_for(options.reduceOp, tensor.scalar_type(), kWhat);
+  const int root = static_cast<int>(options.rootRank);
+  return submit(c10d::OpType::REDUCE,
+                fmt::format("{} of {} to rank {}", kWhat, describe(tensor), root), tensors,
+                timeout_of(options.timeout), [&] {
+                  at::Tensor buffer = contiguous_buffer(tensor);
+                  const bool at_root = rank() == root;
+                  Started started;
+                  started.requests.push_back(comm::ireduce(
+                      communicator_, buffer.data_ptr(), at_root ? buffer.data_ptr() : nullptr,
+                      element_count(buffer), type, reduction.op, root));
+                  if (at_root) {
+                    started.finish = [buffer, tensor, reduction, size = size()]() mutable {
+                      divide_if_average(reduction, buffer, size);
+                      write_back(buffer, tensor);
+                    };
+                  }
+                  started.keep_alive = {buffer};
+                  return started;
+                });
+}
+
+Group::WorkPtr Group::reduce_scatter(std::vector<at::Tensor>& outputs,
+                                     std::vector<std::vector<at::Tensor>>& inputs,
+                                     const c10d::ReduceScatterOptions& options) {
+  constexpr const char* kWhat = "reduce_scatter";
+  check_count(outputs, 1, kWhat, "the output list");
+  TORCH_CHECK(inputs.size() == 1, "railyard ", kWhat, ": the input list holds ", inputs.size(),
+              " lists, expected 1");
+  check_count(inputs.front(), static_cast<std::size_t>(size()), kWhat, "the input list");
+  at::Tensor output = outputs.front();
+  std::vector<at::Tensor> parts = inputs.front();
+  parts.push_back(output);
+  const auto type = check_same_kind(parts, kWhat);
+  parts.pop_back();
+  const Reduction reduction = reduction_for(options.reduceOp, output.scalar_type(), kWhat);
+  return submit(c10d::OpType::REDUCE_SCATTER,
+                fmt::format("{} of {} tensors of {}", kWhat, size(), describe(output)), outputs,
+                timeout_of(options.timeout), [&] {
+                  at::Tensor send = flatten(parts);
+                  at::Tensor receive = contiguous_buffer(output);
+                  Started started;
+                  started.requests.push_back(
+                      comm::ireduce_scatter(communicator_, send.data_ptr(), receive.data_ptr(),
+                                            element_count(receive), type, reduction.op));
+                  started.finish = [receive, output, reduction, size = size()]() mutable {
+                    divide_if_average(reduction, receive, size);
+                    write_back(receive, output);
+                  };
+                  started.keep_alive = {send, receive};
+                  return started;
+                });
+}
+
+Group::WorkPtr Group::reduce_scatter_base(at::Tensor& output, at::Tensor& input,
+                                          const c10d::ReduceScatterOptions& options) {
+  constexpr const char* kWhat = "reduce_scatter_tensor";
+  const auto type = data_type_of(output, kWhat);
+  check_tensor(input, kWhat);
+  TORCH_CHECK(
+      input.scalar_type() == output.scalar_type() && input.numel() == output.numel() * size(),
+      "railyard ", kWhat, ": the input is ", describe(input), " and the output ", describe(output),
+      "; the input must hold the group's size (", size(),
+      ") times the output's elements, of the same type");
+  const Reduction reduction = reduction_for(options.reduceOp, output.scalar_type(), kWhat);
+  return submit(c10d::OpType::_REDUCE_SCATTER_BASE,
+                fmt::format("{} of {} into {}", kWhat, describe(input), describe(output)), {output},
+                timeout_of(options.timeout), [&] {
+                  at::Tensor send = contiguous_buffer(input);
+                  at::Tensor receive = contiguous_buffer(output);
+                  Started started;
+                  started.requests.push_back(
+                      comm::ireduce_scatter(communicator_, send.data_ptr(), receive.data_ptr(),
+                                            element_count(receive), type, reduction.op));
+                  started.finish = [receive, output, reduction, size = size()]() mutable {
+                    divide_if_average(reduction, receive, size);
+                    write_back(receive, output);
+                  };
+                  started.keep_alive = {send, receive};
+                  return started;
+                });
+}
+
+}  // namespace railyard::pytorch
