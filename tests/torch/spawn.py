@@ -9,7 +9,10 @@ port), RANK, WORLD_SIZE, LOCAL_RANK and LOCAL_WORLD_SIZE set, as torchrun
 sets them (torchrun itself fails under Debian's Python 3.11). With --netns,
 the ranks are spread over those network namespaces (emulated hosts,
 scripts/netns-rails.sh) in blocks, rank 0 on the first, whose address
-MASTER_ADDR must then give. Every rank's
+MASTER_ADDR must then give. A SCRIPT not ending in .py runs as a program;
+--railyard-job also sets what a railyard program started by hand needs
+(RAILYARD_RANK, _SIZE, _LOCAL_RANK, _LOCAL_SIZE, and a root bootstrap at
+MASTER_ADDR with a job key), for railyard-bench beside torch. Every rank's
 output is printed, prefixed with its rank. Exit status: 0 when every rank
 exited 0; else 1, naming the ranks that failed; the ranks left are killed
 at the timeout.
@@ -17,6 +20,7 @@ at the timeout.
 
 import argparse
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -43,6 +47,7 @@ def main():
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--python", default="/usr/bin/python3")
     parser.add_argument("--netns", default="", help="comma list of namespaces, one per host")
+    parser.add_argument("--railyard-job", action="store_true")
     parser.add_argument("script")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     options = parser.parse_args()
@@ -52,16 +57,26 @@ def main():
         parser.error(f"--ranks {options.ranks} does not spread evenly over {len(hosts)} hosts")
     per_host = options.ranks // len(hosts)
     port = free_port()  # free here; in a namespace of ours nothing else listens
+    root_port = free_port()
+    job_key = secrets.token_hex(32)
     ranks = []
     for rank in range(options.ranks):
         host = hosts[rank // per_host]
         env = dict(os.environ, MASTER_ADDR=os.environ.get("MASTER_ADDR", "127.0.0.1"),
                    MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE=str(options.ranks),
                    LOCAL_RANK=str(rank % per_host), LOCAL_WORLD_SIZE=str(per_host))
+        if options.railyard_job:
+            env.update(RAILYARD_RANK=str(rank), RAILYARD_SIZE=str(options.ranks),
+                       RAILYARD_LOCAL_RANK=str(rank % per_host),
+                       RAILYARD_LOCAL_SIZE=str(per_host), RAILYARD_BOOTSTRAP="root",
+                       RAILYARD_ROOT=f"tcp://{env['MASTER_ADDR']}:{root_port}",
+                       RAILYARD_JOB_KEY=job_key)
         for setting in options.env:
             name, _, value = setting.partition("=")
             env[name] = value
-        command = [options.python, options.script, *options.args]
+        command = [options.script, *options.args]
+        if options.script.endswith(".py"):
+            command.insert(0, options.python)
         if host is not None:
             command = ["ip", "netns", "exec", host, *command]
         process = subprocess.Popen(command, env=env,
