@@ -2,6 +2,8 @@
 # Installs railyard from a build tree into a scratch prefix, then builds the
 # consumer project against it twice, with find_package and with pkg-config,
 # and runs both.
+# Then imports the installed Python package (and the torch backend, where
+# it was built) from the prefix.
 # Usage: run.sh <railyard build dir> <scratch dir> <extra compiler/linker flags>
 set -euo pipefail
 build=$1
@@ -72,3 +74,22 @@ pkg-config --exists railyard
 # shellcheck disable=SC2046,SC2086
 c++ $flags "$here/consumer.cc" -o "$scratch/consumer-pc" $(pkg-config --cflags --libs railyard)
 LD_LIBRARY_PATH="$(dirname "$libdir")" "$scratch/consumer-pc"
+
+echo "--- the Python package"
+package=$(find "$prefix" -path '*/railyard/__init__.py' -printf '%h\n' | head -n 1)
+[ -n "$package" ] || { echo "the railyard Python package was not installed"; exit 1; }
+python=$(sed -n 's/^RAILYARD_PYTHON:FILEPATH=//p' "$build/CMakeCache.txt")
+PYTHONPATH=$(dirname "$package") "${python:-python3}" - "$prefix" <<'PYTHON'
+import glob, os, sys
+import railyard, railyard.capi
+prefix = os.path.realpath(sys.argv[1])
+library = railyard.capi.library_path()
+assert os.path.realpath(library).startswith(prefix), f"the package loads {library}, not the installed one"
+railyard.capi._load()
+backend = glob.glob(os.path.join(os.path.dirname(railyard.__file__), "_c10d*.so"))
+if backend:
+    import railyard.torch
+    assert railyard.torch.is_available(), railyard.torch.import_error()
+print(f"railyard {railyard.__version__} from {os.path.dirname(railyard.__file__)}: C API binding"
+      f"{' and torch backend' if backend else ''} load from the prefix")
+PYTHON
