@@ -20,6 +20,7 @@
 #include "railyard/comm/communicator.h"
 #include "railyard/torch/completion_thread.h"
 #include "railyard/torch/pending_operation.h"
+#include "railyard/torch/staging.h"
 
 namespace railyard::pytorch {
 
@@ -93,6 +94,7 @@ class Group {
 
   comm::Communicator communicator_;
   std::chrono::milliseconds timeout_;
+  StagingPool staging_;
   // Last: it stops (failing what is left) before the communicator goes.
   CompletionThread completion_;
 };

@@ -37,7 +37,7 @@ Group::WorkPtr Group::broadcast(std::vector<at::Tensor>& tensors,
   return submit(c10d::OpType::BROADCAST,
                 fmt::format("{} of {} from rank {}", kWhat, describe(tensor), root), tensors,
                 timeout_of(options.timeout), [&] {
-                  at::Tensor buffer = contiguous_buffer(tensor);
+                  at::Tensor buffer = staging_.contiguous(tensor);
                   Started started;
                   started.requests.push_back(comm::ibcast(communicator_, buffer.data_ptr(),
                                                           element_count(buffer), type, root));
@@ -61,8 +61,8 @@ Group::WorkPtr Group::allgather(std::vector<std::vector<at::Tensor>>& outputs,
   return submit(
       c10d::OpType::ALLGATHER, fmt::format("{} of {}", kWhat, describe(input)), parts,
       timeout_of(options.timeout), [&] {
-        at::Tensor send = contiguous_buffer(input);
-        at::Tensor receive = flat_like(parts);
+        at::Tensor send = staging_.contiguous(input);
+        at::Tensor receive = staging_.flat_like(parts);
         Started started;
         started.requests.push_back(comm::iallgather(communicator_, send.data_ptr(),
                                                     receive.data_ptr(), element_count(send), type));
@@ -86,8 +86,8 @@ Group::WorkPtr Group::allgather_base(at::Tensor& output, at::Tensor& input,
       c10d::OpType::_ALLGATHER_BASE,
       fmt::format("{} of {} into {}", kWhat, describe(input), describe(output)), {output},
       timeout_of(options.timeout), [&] {
-        at::Tensor send = contiguous_buffer(input);
-        at::Tensor receive = contiguous_buffer(output);
+        at::Tensor send = staging_.contiguous(input);
+        at::Tensor receive = staging_.contiguous(output);
         Started started;
         started.requests.push_back(comm::iallgather(communicator_, send.data_ptr(),
                                                     receive.data_ptr(), element_count(send), type));
@@ -120,8 +120,8 @@ Group::WorkPtr Group::gather(std::vector<std::vector<at::Tensor>>& outputs,
   return submit(
       c10d::OpType::GATHER, fmt::format("{} of {} to rank {}", kWhat, describe(input), root), parts,
       timeout_of(options.timeout), [&] {
-        at::Tensor send = contiguous_buffer(input);
-        at::Tensor receive = parts.empty() ? at::Tensor() : flat_like(parts);
+        at::Tensor send = staging_.contiguous(input);
+        at::Tensor receive = parts.empty() ? at::Tensor() : staging_.flat_like(parts);
         Started started;
         started.requests.push_back(comm::igather(communicator_, send.data_ptr(),
                                                  receive.defined() ? receive.data_ptr() : nullptr,
@@ -160,8 +160,8 @@ Group::WorkPtr Group::scatter(std::vector<at::Tensor>& outputs,
   return submit(c10d::OpType::SCATTER,
                 fmt::format("{} of {} from rank {}", kWhat, describe(output), root), outputs,
                 timeout_of(options.timeout), [&] {
-                  at::Tensor send = parts.empty() ? at::Tensor() : flatten(parts);
-                  at::Tensor receive = contiguous_buffer(output);
+                  at::Tensor send = parts.empty() ? at::Tensor() : staging_.flatten(parts);
+                  at::Tensor receive = staging_.contiguous(output);
                   Started started;
                   started.requests.push_back(
                       comm::iscatter(communicator_, send.defined() ? send.data_ptr() : nullptr,

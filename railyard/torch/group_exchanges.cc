@@ -74,8 +74,8 @@ Group::WorkPtr Group::alltoall_base(at::Tensor& output, at::Tensor& input,
   return submit(c10d::OpType::ALLTOALL_BASE,
                 fmt::format("{} of {} into {}", kWhat, describe(input), describe(output)), {output},
                 timeout_of(options.timeout), [&] {
-                  at::Tensor send = contiguous_buffer(input);
-                  at::Tensor receive = contiguous_buffer(output);
+                  at::Tensor send = staging_.contiguous(input);
+                  at::Tensor receive = staging_.contiguous(output);
                   Started started;
                   started.requests.push_back(comm::ialltoallv(
                       communicator_, send.data_ptr(), sent->counts, sent->displs,
@@ -110,8 +110,8 @@ Group::WorkPtr Group::alltoall(std::vector<at::Tensor>& outputs, std::vector<at:
   return submit(c10d::OpType::ALLTOALL,
                 fmt::format("{} of {} tensors ({} first)", kWhat, ranks, describe(inputs.front())),
                 outputs, timeout_of(options.timeout), [&] {
-                  at::Tensor send = flatten(inputs);
-                  at::Tensor receive = flat_like(outputs);
+                  at::Tensor send = staging_.flatten(inputs);
+                  at::Tensor receive = staging_.flat_like(outputs);
                   Started started;
                   started.requests.push_back(comm::ialltoallv(
                       communicator_, send.data_ptr(), sent->counts, sent->displs,

@@ -36,7 +36,7 @@ Group::WorkPtr Group::send(std::vector<at::Tensor>& tensors, int destination, in
       c10d::OpType::SEND,
       fmt::format("{} of {} to rank {} (tag {})", kWhat, describe(tensor), destination, tag),
       tensors, timeout_of(c10d::kUnsetTimeout), [&] {
-        at::Tensor buffer = contiguous_buffer(tensor);
+        at::Tensor buffer = staging_.contiguous(tensor);
         Started started;
         started.requests.push_back(
             communicator_.isend(buffer.data_ptr(), bytes_of(buffer), destination, tag));
@@ -69,7 +69,7 @@ Group::WorkPtr Group::receive(std::vector<at::Tensor>& tensors, int source, int 
       type, fmt::format("{} of {} from {} (tag {})", kWhat, describe(tensor), from, tag), tensors,
       timeout_of(c10d::kUnsetTimeout),
       [&] {
-        at::Tensor buffer = contiguous_buffer(tensor);
+        at::Tensor buffer = staging_.contiguous(tensor);
         Started started;
         started.requests.push_back(
             communicator_.irecv(buffer.data_ptr(), bytes_of(buffer), source, tag));

@@ -39,7 +39,7 @@ Group::WorkPtr Group::allreduce(std::vector<at::Tensor>& tensors,
   const Reduction reduction = reduction_for(options.reduceOp, tensor.scalar_type(), kWhat);
   return submit(c10d::OpType::ALLREDUCE, fmt::format("{} of {}", kWhat, describe(tensor)), tensors,
                 timeout_of(options.timeout), [&] {
-                  at::Tensor buffer = contiguous_buffer(tensor);
+                  at::Tensor buffer = staging_.contiguous(tensor);
                   Started started;
                   // In place as send == recv: collectives::kInPlace is an address in
                   // librailyard this module, its symbols hidden, does not share.
@@ -80,7 +80,7 @@ Group::WorkPtr Group::allreduce_coalesced(std::vector<at::Tensor>& tensors,
         Started started;
         std::vector<at::Tensor> flats;
         for (const auto& list : by_type) {
-          at::Tensor flat = flatten(list);
+          at::Tensor flat = staging_.flatten(list);
           const auto type = data_type_of(flat, kWhat);
           const Reduction reduction = reduction_for(options.reduceOp, flat.scalar_type(), kWhat);
           started.requests.push_back(comm::iallreduce(communicator_, flat.data_ptr(),
@@ -111,7 +111,7 @@ Group::WorkPtr Group::reduce(std::vector<at::Tensor>& tensors, const c10d::Reduc
   return submit(c10d::OpType::REDUCE,
                 fmt::format("{} of {} to rank {}", kWhat, describe(tensor), root), tensors,
                 timeout_of(options.timeout), [&] {
-                  at::Tensor buffer = contiguous_buffer(tensor);
+                  at::Tensor buffer = staging_.contiguous(tensor);
                   const bool at_root = rank() == root;
                   Started started;
                   started.requests.push_back(comm::ireduce(
@@ -145,8 +145,8 @@ Group::WorkPtr Group::reduce_scatter(std::vector<at::Tensor>& outputs,
   return submit(c10d::OpType::REDUCE_SCATTER,
                 fmt::format("{} of {} tensors of {}", kWhat, size(), describe(output)), outputs,
                 timeout_of(options.timeout), [&] {
-                  at::Tensor send = flatten(parts);
-                  at::Tensor receive = contiguous_buffer(output);
+                  at::Tensor send = staging_.flatten(parts);
+                  at::Tensor receive = staging_.contiguous(output);
                   Started started;
                   started.requests.push_back(
                       comm::ireduce_scatter(communicator_, send.data_ptr(), receive.data_ptr(),
@@ -174,8 +174,8 @@ Group::WorkPtr Group::reduce_scatter_base(at::Tensor& output, at::Tensor& input,
   return submit(c10d::OpType::_REDUCE_SCATTER_BASE,
                 fmt::format("{} of {} into {}", kWhat, describe(input), describe(output)), {output},
                 timeout_of(options.timeout), [&] {
-                  at::Tensor send = contiguous_buffer(input);
-                  at::Tensor receive = contiguous_buffer(output);
+                  at::Tensor send = staging_.contiguous(input);
+                  at::Tensor receive = staging_.contiguous(output);
                   Started started;
                   started.requests.push_back(
                       comm::ireduce_scatter(communicator_, send.data_ptr(), receive.data_ptr(),
