@@ -12,7 +12,8 @@
 #       [--ddp] [--steps 10] [--out DIR] [--build DIR]
 #
 # gloo in torch 1.13 has no reduce_scatter: that table is railyard's alone.
-# --ddp times DistributedDataParallel steps of a 25 M-parameter MLP instead.
+# --ddp times DistributedDataParallel steps of a 25 M-parameter MLP on a batch
+# of one instead.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -121,6 +122,7 @@ for op in "${ops[@]}"; do
   done
   "$here/plot-busbw.py" -o "$out/$op-$layout.png" --line-rate "$(awk -v l="$line" 'BEGIN { printf "%.4f", l / 1000 }')" \
     --line-rate-title "rails' line rate (4 x $rate)" \
-    --title "$op, 2 hosts x $per_host rank(s), 4 rails at $rate" "$combined" || status=1
+    --title "${op//_/ } (torch.distributed), 2 hosts x $per_host rank(s), 4 rails at $rate" \
+    "$combined" || status=1
 done
 exit "$status"

@@ -6,7 +6,7 @@ scripts/torch-vs-gloo.sh starts them on the emulated hosts):
 
     torch_bench.py --backend railyard|gloo [--operations all_reduce,all_gather,...]
         [--min 8] [--max 256M] [--factor 4] [--seconds 0.5] [--csv FILE] [--label NAME]
-        [--hosts H] [--ddp]
+        [--hosts H] [--ddp [--steps 10] [--batch 1]]
 
 Per size, every rank times a run of calls after a barrier (as many as fit in
 --seconds, at least 2, after one warm-up call), checks one call's result
@@ -16,7 +16,9 @@ CSV has railyard-bench's columns, so scripts/bench-table.py compares runs.
 Sizes as nccl-tests counts them: all_reduce the vector; all_gather the
 gathered whole; reduce_scatter the input; all_to_all one rank's input. --ddp
 times instead the steps of DistributedDataParallel training an MLP of about
-25 M float32 parameters on a batch of 8 (the communication dominates).
+25 M float32 parameters on a batch of one (--batch): a step's arithmetic
+then takes a fraction of its gradients' allreduce even on one core (at a
+batch of 8 it took 300 ms a step here, longer than railyard's allreduce).
 With --backend gloo and GLOO_SOCKET_IFNAME unset, gloo is given every
 interface whose IPv4 address starts with --rail-prefix (all the rails).
 """
@@ -145,14 +147,14 @@ def time_case(case, seconds):
     return average, slowest, int(sum(float(t[2]) for t in gathered))
 
 
-def ddp_steps(steps, rank):
+def ddp_steps(steps, rank, batch):
     torch.manual_seed(0)
     width = 2048
     model = torch.nn.Sequential(*[torch.nn.Linear(width, width) for _ in range(6)])
     parameters = sum(p.numel() for p in model.parameters())
     ddp = torch.nn.parallel.DistributedDataParallel(model)
     optimizer = torch.optim.SGD(ddp.parameters(), lr=1e-3)
-    data = torch.randn(8, width, generator=torch.Generator().manual_seed(rank))
+    data = torch.randn(batch, width, generator=torch.Generator().manual_seed(rank))
     times = []
     for step in range(steps + 2):
         dist.barrier()
@@ -183,6 +185,7 @@ def main():
     parser.add_argument("--rail-prefix", default="198.18.")
     parser.add_argument("--ddp", action="store_true")
     parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--batch", type=int, default=1)
     options = parser.parse_args()
 
     if options.backend == "railyard":
@@ -197,13 +200,13 @@ def main():
     rows = []
     wrong_total = 0
     if options.ddp:
-        parameters, average, slowest = ddp_steps(options.steps, rank)
+        parameters, average, slowest = ddp_steps(options.steps, rank, options.batch)
         rows.append([label, "ddp_step", ranks, options.hosts, "float", "sum", -1, parameters * 4,
                      parameters, "in-place", f"{average * 1e6:.3f}", "0", "0", 0,
                      f"{slowest * 1e6:.3f}"])
         if rank == 0:
-            print(f"# {label}: DDP step of an MLP of {parameters / 1e6:.1f} M parameters on "
-                  f"{ranks} ranks: {average * 1e3:.1f} ms (slowest rank {slowest * 1e3:.1f} ms)")
+            print(f"# {label}: DDP step of an MLP of {parameters / 1e6:.1f} M parameters, batch "
+                  f"{options.batch}, on {ranks} ranks: {average * 1e3:.1f} ms (slowest rank {slowest * 1e3:.1f} ms)")
     else:
         if rank == 0:
             print(f"# {label}, {ranks} ranks, float32, the ranks' average time per call")
