@@ -178,12 +178,18 @@ void CompletionThread::fail_overdue() {
     if (active.failed || now < operation.deadline) {
       continue;
     }
-    // wait_all's message names whom each request still waits for.
+    // wait_all's message names whom each request still waits for. Requests
+    // that all ended just now are completed by the next step instead.
     std::string pending;
     try {
       comm::Request::wait_all(operation.requests, std::chrono::milliseconds(0));
-    } catch (const std::exception& e) {
+      continue;
+    } catch (const TimeoutError& e) {
       pending = e.what();
+    } catch (...) {
+      active.failed = true;
+      operation.work->fail(in_context(std::current_exception(), operation.what));
+      continue;
     }
     active.failed = true;
     operation.work->fail(in_context(std::make_exception_ptr(TimeoutError(fmt::format(

@@ -21,6 +21,7 @@
 #include "railyard/torch/completion_thread.h"
 #include "railyard/torch/pending_operation.h"
 #include "railyard/torch/staging.h"
+#include "railyard/torch/tensor_types.h"
 
 namespace railyard::pytorch {
 
@@ -88,6 +89,10 @@ class Group {
                  std::chrono::milliseconds timeout, const std::function<Started()>& start,
                  bool reports_source = false);
   WorkPtr receive(std::vector<at::Tensor>& tensors, int source, int tag, c10d::OpType type);
+  // reduce_scatter's start, from `send` (every rank's blocks back to back)
+  // into `output`, for both of its forms.
+  Started start_reduce_scatter(const at::Tensor& send, at::Tensor output,
+                               collectives::DataType type, const Reduction& reduction);
   [[nodiscard]] std::chrono::milliseconds timeout_of(std::chrono::milliseconds given) const;
   // Throws c10::Error naming `what` for a root outside the group.
   void check_root(std::int64_t root, const char* what) const;

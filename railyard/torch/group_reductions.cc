@@ -145,18 +145,7 @@ Group::WorkPtr Group::reduce_scatter(std::vector<at::Tensor>& outputs,
   return submit(c10d::OpType::REDUCE_SCATTER,
                 fmt::format("{} of {} tensors of {}", kWhat, size(), describe(output)), outputs,
                 timeout_of(options.timeout), [&] {
-                  at::Tensor send = staging_.flatten(parts);
-                  at::Tensor receive = staging_.contiguous(output);
-                  Started started;
-                  started.requests.push_back(
-                      comm::ireduce_scatter(communicator_, send.data_ptr(), receive.data_ptr(),
-                                            element_count(receive), type, reduction.op));
-                  started.finish = [receive, output, reduction, size = size()]() mutable {
-                    divide_if_average(reduction, receive, size);
-                    write_back(receive, output);
-                  };
-                  started.keep_alive = {send, receive};
-                  return started;
+                  return start_reduce_scatter(staging_.flatten(parts), output, type, reduction);
                 });
 }
 
@@ -174,19 +163,23 @@ Group::WorkPtr Group::reduce_scatter_base(at::Tensor& output, at::Tensor& input,
   return submit(c10d::OpType::_REDUCE_SCATTER_BASE,
                 fmt::format("{} of {} into {}", kWhat, describe(input), describe(output)), {output},
                 timeout_of(options.timeout), [&] {
-                  at::Tensor send = staging_.contiguous(input);
-                  at::Tensor receive = staging_.contiguous(output);
-                  Started started;
-                  started.requests.push_back(
-                      comm::ireduce_scatter(communicator_, send.data_ptr(), receive.data_ptr(),
-                                            element_count(receive), type, reduction.op));
-                  started.finish = [receive, output, reduction, size = size()]() mutable {
-                    divide_if_average(reduction, receive, size);
-                    write_back(receive, output);
-                  };
-                  started.keep_alive = {send, receive};
-                  return started;
+                  return start_reduce_scatter(staging_.contiguous(input), output, type, reduction);
                 });
+}
+
+Group::Started Group::start_reduce_scatter(const at::Tensor& send, at::Tensor output,
+                                           collectives::DataType type, const Reduction& reduction) {
+  at::Tensor receive = staging_.contiguous(output);
+  Started started;
+  started.requests.push_back(comm::ireduce_scatter(communicator_, send.data_ptr(),
+                                                   receive.data_ptr(), element_count(receive), type,
+                                                   reduction.op));
+  started.finish = [receive, output, reduction, size = size()]() mutable {
+    divide_if_average(reduction, receive, size);
+    write_back(receive, output);
+  };
+  started.keep_alive = {send, receive};
+  return started;
 }
 
 }  // namespace railyard::pytorch
