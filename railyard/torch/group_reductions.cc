@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 #include "railyard/comm/collectives.h"
@@ -28,6 +29,16 @@ void divide_if_average(const Reduction& reduction, at::Tensor& buffer, int size)
   }
 }
 
+// What a reduction's Work does once its requests end: AVG's division, then
+// the result into the caller's tensor when it was staged.
+std::function<void()> finish_reduction(at::Tensor buffer, at::Tensor tensor,
+                                       const Reduction& reduction, int size) {
+  return [buffer = std::move(buffer), tensor = std::move(tensor), reduction, size]() mutable {
+    divide_if_average(reduction, buffer, size);
+    write_back(buffer, tensor);
+  };
+}
+
 }  // namespace
 
 Group::WorkPtr Group::allreduce(std::vector<at::Tensor>& tensors,
@@ -46,10 +57,7 @@ Group::WorkPtr Group::allreduce(std::vector<at::Tensor>& tensors,
                   started.requests.push_back(
                       comm::iallreduce(communicator_, buffer.data_ptr(), buffer.data_ptr(),
                                        element_count(buffer), type, reduction.op));
-                  started.finish = [buffer, tensor, reduction, size = size()]() mutable {
-                    divide_if_average(reduction, buffer, size);
-                    write_back(buffer, tensor);
-                  };
+                  started.finish = finish_reduction(buffer, tensor, reduction, size());
                   started.keep_alive = {buffer};
                   return started;
                 });
@@ -61,14 +69,15 @@ Group::WorkPtr Group::allreduce_coalesced(std::vector<at::Tensor>& tensors,
   TORCH_CHECK(!tensors.empty(), "railyard ", kWhat, ": no tensors given");
   // One all_reduce per element type, of that type's tensors back to back.
   std::vector<std::vector<at::Tensor>> by_type;
+  std::vector<Reduction> reductions;  // one per element type
   for (const at::Tensor& tensor : tensors) {
     check_tensor(tensor, kWhat);
-    (void)reduction_for(options.reduceOp, tensor.scalar_type(), kWhat);
     auto same = std::find_if(by_type.begin(), by_type.end(), [&](const auto& list) {
       return list.front().scalar_type() == tensor.scalar_type();
     });
     if (same == by_type.end()) {
       by_type.push_back({tensor});
+      reductions.push_back(reduction_for(options.reduceOp, tensor.scalar_type(), kWhat));
     } else {
       same->push_back(tensor);
     }
@@ -79,19 +88,16 @@ Group::WorkPtr Group::allreduce_coalesced(std::vector<at::Tensor>& tensors,
       tensors, timeout_of(options.timeout), [&] {
         Started started;
         std::vector<at::Tensor> flats;
-        for (const auto& list : by_type) {
-          at::Tensor flat = staging_.flatten(list);
-          const auto type = data_type_of(flat, kWhat);
-          const Reduction reduction = reduction_for(options.reduceOp, flat.scalar_type(), kWhat);
+        for (std::size_t i = 0; i < by_type.size(); ++i) {
+          at::Tensor flat = staging_.flatten(by_type[i]);
           started.requests.push_back(comm::iallreduce(communicator_, flat.data_ptr(),
-                                                      flat.data_ptr(), element_count(flat), type,
-                                                      reduction.op));
+                                                      flat.data_ptr(), element_count(flat),
+                                                      data_type_of(flat, kWhat), reductions[i].op));
           flats.push_back(flat);
         }
-        started.finish = [flats, by_type, op = options.reduceOp, size = size()]() mutable {
+        started.finish = [flats, by_type, reductions, size = size()]() mutable {
           for (std::size_t i = 0; i < flats.size(); ++i) {
-            divide_if_average(reduction_for(op, flats[i].scalar_type(), "all_reduce_coalesced"),
-                              flats[i], size);
+            divide_if_average(reductions[i], flats[i], size);
             unflatten(flats[i], by_type[i]);
           }
         };
@@ -118,10 +124,7 @@ Group::WorkPtr Group::reduce(std::vector<at::Tensor>& tensors, const c10d::Reduc
                       communicator_, buffer.data_ptr(), at_root ? buffer.data_ptr() : nullptr,
                       element_count(buffer), type, reduction.op, root));
                   if (at_root) {
-                    started.finish = [buffer, tensor, reduction, size = size()]() mutable {
-                      divide_if_average(reduction, buffer, size);
-                      write_back(buffer, tensor);
-                    };
+                    started.finish = finish_reduction(buffer, tensor, reduction, size());
                   }
                   started.keep_alive = {buffer};
                   return started;
@@ -174,10 +177,7 @@ Group::Started Group::start_reduce_scatter(const at::Tensor& send, at::Tensor ou
   started.requests.push_back(comm::ireduce_scatter(communicator_, send.data_ptr(),
                                                    receive.data_ptr(), element_count(receive), type,
                                                    reduction.op));
-  started.finish = [receive, output, reduction, size = size()]() mutable {
-    divide_if_average(reduction, receive, size);
-    write_back(receive, output);
-  };
+  started.finish = finish_reduction(receive, std::move(output), reduction, size());
   started.keep_alive = {send, receive};
   return started;
 }
