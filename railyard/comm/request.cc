@@ -128,28 +128,13 @@ std::optional<std::size_t> Request::wait_any(std::span<Request> requests) {
 
 std::optional<std::size_t> Request::wait_any(std::span<Request> requests,
                                              std::chrono::milliseconds timeout) {
-  detail::World* world =
-      common_world(requests, [](Request& request) { return request.operation_.get(); });
-  if (world == nullptr) {
-    return std::nullopt;
-  }
-  std::optional<std::size_t> finished;
-  const auto any_done = [&] {
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-      if (requests[i].operation_ && requests[i].operation_->done()) {
-        finished = i;
-        return true;
-      }
-    }
-    return false;
-  };
-  if (!world->progress_until(any_done, timeout)) {
+  const std::optional<std::size_t> finished = wait_any(requests, timeout, [] { return false; });
+  if (!finished && std::ranges::any_of(requests, [](const Request& r) { return r.active(); })) {
     throw TimeoutError(
         fmt::format("wait_any: none of {} requests finished within {} ms; they are "
                     "still in flight",
                     requests.size(), timeout.count()));
   }
-  requests[*finished].finish();
   return finished;
 }
 
