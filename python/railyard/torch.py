@@ -5,15 +5,20 @@
 
 Importing this module registers the backend "railyard" with
 torch.distributed; the ranks meet through the store torch gives every
-backend (env://, tcp:// or file://), whatever started them. CPU tensors.
-docs/pytorch.md says what it supports.
+backend (env://, tcp:// or file://), whatever started them. Under mpirun,
+srun, mpiexec or railyard-run, importing it also sets the env:// variables
+torch needs (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR,
+MASTER_PORT) from the launcher's own, wherever neither RANK nor WORLD_SIZE
+is set yet. CPU tensors. docs/pytorch.md says what it supports.
 """
 
 import inspect
+import os
 
 import torch.distributed as dist
 
 from railyard import __version__
+from railyard import _torch_env
 
 try:
     from railyard import _c10d
@@ -22,7 +27,7 @@ except ImportError as error:  # built without torch's headers, or for another to
     _c10d = None
     _IMPORT_ERROR = error
 
-__all__ = ["is_available", "__version__", "BACKEND"]
+__all__ = ["is_available", "import_error", "launcher", "__version__", "BACKEND"]
 
 BACKEND = "railyard"
 
@@ -56,4 +61,14 @@ def import_error():
     return _IMPORT_ERROR
 
 
+def launcher():
+    """The launcher that started this process, as railyard names it ("Open MPI",
+    "Slurm", "MPICH/Hydra", "railyard", "PMIx"), or None."""
+    if _c10d is None:
+        return None
+    return _c10d.launch_identity()["launcher"] or None
+
+
 _register()
+if _c10d is not None and not ("RANK" in os.environ and "WORLD_SIZE" in os.environ):
+    _torch_env.fill(_c10d.launch_identity(), os.environ)

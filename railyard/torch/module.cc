@@ -10,9 +10,11 @@
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include <chrono>
+#include <optional>
 #include <utility>
 #include <vector>
 
+#include "railyard/common/launch_identity.h"
 #include "railyard/torch/group_factory.h"
 #include "railyard/torch/process_group.h"
 
@@ -66,6 +68,24 @@ NoGilDestructorHolder<Adapter> create_group(const c10::intrusive_ptr<c10d::Store
       railyard::pytorch::make_group(*store, rank, size, timeout, world_ranks)));
 }
 
+// Who the launcher says this process is, for python/railyard/torch.py to
+// give torch's env:// what it needs under mpirun, srun or mpiexec. Values
+// the launcher does not set are None.
+py::dict launch_identity() {
+  const railyard::LaunchIdentity identity = railyard::launch_identity_from_environment();
+  const auto value = [](const std::optional<unsigned>& v) -> py::object {
+    return v ? py::object(py::int_(*v)) : py::object(py::none());
+  };
+  py::dict out;
+  out["launcher"] = identity.launcher;
+  out["rank"] = value(identity.rank);
+  out["size"] = value(identity.size);
+  out["local_rank"] = value(identity.local_rank);
+  out["local_size"] = value(identity.local_size);
+  out["rank_variable"] = identity.rank_variable;
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_c10d, module) {
@@ -78,6 +98,9 @@ PYBIND11_MODULE(_c10d, module) {
              py::arg("timeout"), py::arg("world_ranks"), py::call_guard<py::gil_scoped_release>(),
              "A railyard process group: the job's world when world_ranks is empty, else the "
              "group of those default-group ranks.");
+  module.def("launch_identity", &launch_identity,
+             "The launcher's name and this process's rank, size, local rank and local size as "
+             "the launcher's variables give them (railyard/common/launch_identity.h).");
   module.attr("torch_version") = TORCH_VERSION;
   module.attr("dispatches_to_backend") = TORCH_VERSION_MAJOR >= 2;
 }
