@@ -28,6 +28,10 @@ void Request::finish() {
   detail::complete(*operation, status_);
 }
 
+std::string Request::waiting_for() const {
+  return operation_ && !operation_->done() ? detail::describe_pending(*operation_) : std::string();
+}
+
 bool Request::test() {
   if (!operation_) {
     return true;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 
 #include "railyard/common/status.h"
 
@@ -57,6 +58,10 @@ class Request {
   Request& operator=(const Request&) = delete;
 
   [[nodiscard]] bool active() const noexcept { return operation_ != nullptr; }
+  // What an operation not finished yet still waits for ("allreduce
+  // (context 2); at its exchange 2 it was still waiting to receive from
+  // rank 1"), for a caller's own timeout message; empty once it finished.
+  [[nodiscard]] std::string waiting_for() const;
 
   // Whether it finished, progressing once. Throws as wait() does for a
   // failed operation; a finished request stays readable through status()

@@ -1,6 +1,7 @@
 #include "railyard/torch/completion_thread.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <exception>
@@ -36,6 +37,13 @@ std::exception_ptr in_context(const std::exception_ptr& error, const std::string
   }
 }
 
+// How long a timed-out collective waits for the other ranks' progress:
+// long enough for ranks whose own deadline comes a little later.
+std::chrono::milliseconds census_grace(std::chrono::milliseconds timeout) {
+  return std::clamp<std::chrono::milliseconds>(timeout / 4, std::chrono::seconds(1),
+                                               std::chrono::seconds(10));
+}
+
 bool all_inactive(const std::vector<comm::Request>& requests) {
   return std::ranges::none_of(requests, [](const comm::Request& r) { return r.active(); });
 }
@@ -61,8 +69,8 @@ void complete(PendingOperation& operation) noexcept {
   }
 }
 
-CompletionThread::CompletionThread(comm::Communicator communicator)
-    : communicator_(std::move(communicator)), thread_([this] { run(); }) {}
+CompletionThread::CompletionThread(comm::Communicator communicator, ProgressCensus& census)
+    : communicator_(std::move(communicator)), census_(census), thread_([this] { run(); }) {}
 
 CompletionThread::~CompletionThread() {
   {
@@ -148,6 +156,8 @@ void CompletionThread::step() {
     (void)comm::Request::wait_any(waiting, wait, [this] { return news_.load(); });
   } catch (...) {
     error = std::current_exception();
+    // The ranks timing out in this collective will ask how far this one came.
+    census_.publish();
   }
   for (std::size_t i = 0; i < waiting.size(); ++i) {
     auto [active, home] = homes[i];
@@ -178,24 +188,35 @@ void CompletionThread::fail_overdue() {
     if (active.failed || now < operation.deadline) {
       continue;
     }
-    // wait_all's message names whom each request still waits for. Requests
-    // that all ended just now are completed by the next step instead.
-    std::string pending;
-    try {
-      comm::Request::wait_all(operation.requests, std::chrono::milliseconds(0));
-      continue;
-    } catch (const TimeoutError& e) {
-      pending = e.what();
-    } catch (...) {
-      active.failed = true;
-      operation.work->fail(in_context(std::current_exception(), operation.what));
+    // Named: whom each request still waits for (the first few), and the
+    // ranks that have not called the collective. Requests that all ended
+    // just now are completed by the next step instead.
+    constexpr std::size_t kNamed = 4;
+    std::vector<std::string> pending;
+    for (const comm::Request& request : operation.requests) {
+      if (std::string waiting = request.waiting_for(); !waiting.empty()) {
+        pending.push_back(std::move(waiting));
+      }
+    }
+    if (pending.empty()) {
       continue;
     }
+    if (pending.size() > kNamed) {
+      pending.resize(kNamed);
+      pending.emplace_back("...");
+    }
     active.failed = true;
-    operation.work->fail(in_context(std::make_exception_ptr(TimeoutError(fmt::format(
-                                        "not done within the process group's timeout of {} ms ({})",
-                                        operation.timeout.count(), pending))),
-                                    operation.what));
+    std::string census;
+    census_.publish();
+    if (operation.collective_index) {
+      census = census_.explain(*operation.collective_index, census_grace(operation.timeout));
+    }
+    operation.work->fail(in_context(
+        std::make_exception_ptr(
+            TimeoutError(fmt::format("not done within the process group's timeout of {} ms: {}{}{}",
+                                     operation.timeout.count(), fmt::join(pending, "; "),
+                                     census.empty() ? "" : "; ", census))),
+        operation.what));
   }
 }
 

@@ -16,14 +16,16 @@
 
 #include "railyard/comm/communicator.h"
 #include "railyard/torch/pending_operation.h"
+#include "railyard/torch/progress_census.h"
 
 namespace railyard::pytorch {
 
 class CompletionThread {
  public:
   // `communicator`: whose endpoint the thread waits on (it is woken there
-  // when an operation starts).
-  explicit CompletionThread(comm::Communicator communicator);
+  // when an operation starts); `census`: the group's, which a failure
+  // publishes to and a timeout asks (it outlives the thread).
+  CompletionThread(comm::Communicator communicator, ProgressCensus& census);
   // Operations still pending fail ("the process group was destroyed") and
   // their requests are dropped, which ends them.
   ~CompletionThread();
@@ -50,6 +52,7 @@ class CompletionThread {
   void fail_overdue();
 
   comm::Communicator communicator_;
+  ProgressCensus& census_;
   std::mutex mutex_;
   std::condition_variable wake_;
   // Set with each operation added (and at the end): a wait on the requests

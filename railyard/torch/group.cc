@@ -7,8 +7,12 @@
 
 namespace railyard::pytorch {
 
-Group::Group(comm::Communicator communicator, std::chrono::milliseconds timeout)
-    : communicator_(std::move(communicator)), timeout_(timeout), completion_(communicator_) {}
+Group::Group(comm::Communicator communicator, std::chrono::milliseconds timeout,
+             c10::intrusive_ptr<c10d::Store> store)
+    : communicator_(std::move(communicator)),
+      timeout_(timeout),
+      census_(std::move(store), communicator_.rank(), communicator_.size()),
+      completion_(communicator_, census_) {}
 
 std::chrono::milliseconds Group::timeout_of(std::chrono::milliseconds given) const {
   return given == c10d::kUnsetTimeout ? timeout_ : given;
@@ -37,6 +41,11 @@ Group::WorkPtr Group::submit(c10d::OpType type, std::string what, std::vector<at
       std::chrono::steady_clock::now() + std::min<std::chrono::milliseconds>(timeout, kLongest);
   operation.reports_source = reports_source;
   operation.expected_bytes = started.expected_bytes;
+  const bool message = type == c10d::OpType::SEND || type == c10d::OpType::RECV ||
+                       type == c10d::OpType::RECVANYSOURCE;
+  if (!message) {
+    operation.collective_index = census_.count_start();
+  }
   completion_.add(std::move(operation));
   return work;
 }

@@ -20,6 +20,7 @@
 #include "railyard/comm/communicator.h"
 #include "railyard/torch/completion_thread.h"
 #include "railyard/torch/pending_operation.h"
+#include "railyard/torch/progress_census.h"
 #include "railyard/torch/staging.h"
 #include "railyard/torch/tensor_types.h"
 
@@ -27,8 +28,10 @@ namespace railyard::pytorch {
 
 class Group {
  public:
-  // `timeout`: the group's, for every operation whose options set none.
-  Group(comm::Communicator communicator, std::chrono::milliseconds timeout);
+  // `timeout`: the group's, for every operation whose options set none;
+  // `store`: the group's, for the census a failure takes.
+  Group(comm::Communicator communicator, std::chrono::milliseconds timeout,
+        c10::intrusive_ptr<c10d::Store> store);
 
   [[nodiscard]] int rank() const noexcept { return communicator_.rank(); }
   [[nodiscard]] int size() const noexcept { return communicator_.size(); }
@@ -100,6 +103,7 @@ class Group {
   comm::Communicator communicator_;
   std::chrono::milliseconds timeout_;
   StagingPool staging_;
+  ProgressCensus census_;
   // Last: it stops (failing what is left) before the communicator goes.
   CompletionThread completion_;
 };

@@ -26,14 +26,14 @@ bool is_every_rank(const std::vector<int>& ranks) {
 
 }  // namespace
 
-std::shared_ptr<Group> make_group(c10d::Store& store, int rank, int size,
+std::shared_ptr<Group> make_group(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
                                   std::chrono::milliseconds timeout,
                                   const std::vector<int>& world_ranks) {
   const std::scoped_lock lock(world_mutex);
   std::shared_ptr<Group> world = world_group().lock();
   // torch 1.x names no ranks for the default group; 2.x may name them all.
   if (world_ranks.empty() || (!world && is_every_rank(world_ranks))) {
-    auto made = std::make_shared<Group>(join_world(store, rank, size, timeout), timeout);
+    auto made = std::make_shared<Group>(join_world(*store, rank, size, timeout), timeout, store);
     world_group() = made;
     return made;
   }
@@ -45,7 +45,8 @@ std::shared_ptr<Group> make_group(c10d::Store& store, int rank, int size,
               "railyard: a group of ", size, " ranks in which this rank (", world->rank(),
               " of the default group) is rank ", rank, " was given ", world_ranks.size(),
               " default-group ranks that do not say so");
-  return std::make_shared<Group>(form_group(world->communicator(), store, world_ranks), timeout);
+  return std::make_shared<Group>(form_group(world->communicator(), *store, world_ranks), timeout,
+                                 store);
 }
 
 }  // namespace railyard::pytorch

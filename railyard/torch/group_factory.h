@@ -18,7 +18,8 @@ namespace railyard::pytorch {
 // c10::Error for a sub-group without a railyard default group in this
 // process, or a rank list that does not fit `rank` and `size`; what
 // join_world and form_group throw.
-[[nodiscard]] std::shared_ptr<Group> make_group(c10d::Store& store, int rank, int size,
+[[nodiscard]] std::shared_ptr<Group> make_group(const c10::intrusive_ptr<c10d::Store>& store,
+                                                int rank, int size,
                                                 std::chrono::milliseconds timeout,
                                                 const std::vector<int>& world_ranks);
 

@@ -65,7 +65,7 @@ NoGilDestructorHolder<Adapter> create_group(const c10::intrusive_ptr<c10d::Store
                                             const std::vector<int>& world_ranks) {
   TORCH_CHECK(store, "railyard: create_group was given no store");
   return NoGilDestructorHolder<Adapter>(c10::make_intrusive<Adapter>(
-      railyard::pytorch::make_group(*store, rank, size, timeout, world_ranks)));
+      railyard::pytorch::make_group(store, rank, size, timeout, world_ranks)));
 }
 
 // Who the launcher says this process is, for python/railyard/torch.py to

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -36,6 +37,9 @@ struct PendingOperation {
   // A receive: the Work reports its sender (from any rank), and the
   // message must fill the tensor, these many bytes.
   bool reports_source = false;
+  // A collective: its index in the group's order (ProgressCensus), whose
+  // census a timeout adds to its message. Unset for a send or receive.
+  std::optional<std::uint64_t> collective_index;
   std::optional<std::size_t> expected_bytes;
   std::vector<comm::Request> requests;
 };

@@ -140,9 +140,13 @@ TEST(Communicator, TruncationCancelProbeAndTimeoutsBehaveAsDocumented) {
     Request never = world.irecv(&nothing, sizeof(nothing), 1, 99);
     EXPECT_THROW((void)never.wait(50ms), TimeoutError);
     EXPECT_TRUE(never.active());  // still in flight after the timeout
+    // What it waits for, for a caller's own message; nothing once it ended.
+    EXPECT_NE(never.waiting_for().find("from rank 1 (tag 99"), std::string::npos)
+        << never.waiting_for();
     EXPECT_TRUE(never.cancel());
     EXPECT_TRUE(never.wait().cancelled);
     EXPECT_FALSE(never.active());
+    EXPECT_EQ(never.waiting_for(), "");
     EXPECT_FALSE(world.iprobe(1, 99));
   }));
 }
