@@ -25,6 +25,8 @@ packages=(
   python3-torch libtorch-dev pybind11-dev python3-dev
   # emulated multi-NIC hosts (ip netns, veth, tc)
   iproute2 procps
+  # a one-node Slurm for jobs started by srun (scripts/slurm-local.sh)
+  slurm-wlm
   # house style
   clang-format clang-tidy
   # the libFuzzer harnesses (scripts/fuzz.sh): clang and its fuzzer runtime
@@ -50,5 +52,12 @@ if ((EUID != 0)); then
 fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# Debian starts a daemon as it installs it; Slurm's have no configuration
+# here (scripts/slurm-local.sh starts its own), so none is started.
+if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+  printf '#!/bin/sh\nexit 101\n' | "${sudo_cmd[@]}" tee /usr/sbin/policy-rc.d >/dev/null
+  "${sudo_cmd[@]}" chmod +x /usr/sbin/policy-rc.d
+  trap '"${sudo_cmd[@]}" rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 "${sudo_cmd[@]}" apt-get update -qq
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

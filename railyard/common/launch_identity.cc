@@ -147,12 +147,22 @@ LaunchIdentity launch_identity_from_environment() {
                                    "RAILYARD_LOCAL_RANK", "RAILYARD_LOCAL_SIZE"));
   readings.push_back(read_launcher("Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
                                    "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"));
-  readings.push_back(
-      read_launcher("MPICH/Hydra", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS"));
-  const bool mpi_launcher = readings[1].any() || readings[2].any();
   const bool in_srun_step = env::get("SLURM_STEP_ID") || env::get("SLURM_STEPID");
+  // srun --mpi=pmi2 sets PMI_RANK and PMI_SIZE as Hydra does, but not
+  // Hydra's local ranks: inside an srun step without them, they are Slurm's.
+  const bool hydra = !in_srun_step || env::get("MPI_LOCALRANKID") || env::get("MPI_LOCALNRANKS");
+  const char* pmi_launcher = hydra ? "MPICH/Hydra" : "Slurm";
+  Reading pmi =
+      read_launcher(pmi_launcher, "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS");
+  const bool mpi_launcher = readings[1].any() || (hydra && pmi.any());
+  if (hydra) {
+    readings.push_back(std::move(pmi));
+  }
   if (in_srun_step && !mpi_launcher) {
     readings.push_back(read_slurm());
+    if (!hydra) {
+      readings.push_back(std::move(pmi));  // agrees with Slurm's own variables
+    }
   } else if (env::get("SLURM_PROCID")) {
     log::debug("launch identity: Slurm's variables ignored ({})",
                mpi_launcher ? "an MPI launcher's variables are set"

@@ -29,7 +29,9 @@ struct LaunchIdentity {
 // Reads, in this order of precedence:
 //   RAILYARD_RANK, RAILYARD_SIZE, RAILYARD_LOCAL_RANK, RAILYARD_LOCAL_SIZE;
 //   OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK, _LOCAL_SIZE (Open MPI);
-//   PMI_RANK, PMI_SIZE, MPI_LOCALRANKID, MPI_LOCALNRANKS (MPICH/Hydra);
+//   PMI_RANK, PMI_SIZE, MPI_LOCALRANKID, MPI_LOCALNRANKS (MPICH/Hydra; but
+//     PMI_RANK and PMI_SIZE inside an srun step without Hydra's local ranks
+//     are Slurm's, srun --mpi=pmi2);
 //   SLURM_PROCID, SLURM_STEP_NUM_TASKS (or SLURM_NTASKS), SLURM_LOCALID and
 //     SLURM_NTASKS_PER_NODE (or SLURM_TASKS_PER_NODE's entry for
 //     SLURM_NODEID), inside an srun step only (SLURM_STEP_ID set) and only

@@ -125,6 +125,40 @@ TEST_F(LaunchIdentityTest, ReadsSlurmInsideAStepWithTheNodesTaskCount) {
   EXPECT_EQ(identity.local_size, 3U);
 }
 
+TEST_F(LaunchIdentityTest, NamesSlurmForItsPmi2Variables) {
+  // srun --mpi=pmi2: PMI_RANK and PMI_SIZE beside Slurm's own, no Hydra
+  // local ranks.
+  set("SLURM_STEP_ID", "0");
+  set("SLURM_PROCID", "2");
+  set("SLURM_NTASKS", "3");
+  set("SLURM_LOCALID", "2");
+  set("SLURM_TASKS_PER_NODE", "3");
+  set("SLURM_NODEID", "0");
+  set("PMI_RANK", "2");
+  set("PMI_SIZE", "3");
+  const LaunchIdentity identity = launch_identity_from_environment();
+  EXPECT_EQ(identity.launcher, "Slurm");
+  EXPECT_EQ(identity.rank, 2U);
+  EXPECT_EQ(identity.local_size, 3U);
+  set("PMI_RANK", "1");
+  EXPECT_EQ(error().input(), "PMI_RANK");  // must agree with SLURM_PROCID
+}
+
+TEST_F(LaunchIdentityTest, NamesHydraStartedInsideASlurmStep) {
+  // Hydra's proxies run as Slurm tasks; its ranks inherit the step's
+  // variables, and Hydra sets its local ranks.
+  set("SLURM_STEP_ID", "0");
+  set("SLURM_PROCID", "0");
+  set("SLURM_NTASKS", "1");
+  set("PMI_RANK", "5");
+  set("PMI_SIZE", "6");
+  set("MPI_LOCALRANKID", "1");
+  set("MPI_LOCALNRANKS", "3");
+  const LaunchIdentity identity = launch_identity_from_environment();
+  EXPECT_EQ(identity.launcher, "MPICH/Hydra");
+  EXPECT_EQ(identity.rank, 5U);
+}
+
 TEST_F(LaunchIdentityTest, IgnoresABatchScriptsSlurmValuesOutsideAStep) {
   // sbatch's own environment: rank 0 of the whole allocation.
   set("SLURM_PROCID", "0");
