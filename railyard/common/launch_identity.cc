@@ -2,6 +2,7 @@
 
 #include <array>
 #include <limits>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -155,13 +156,16 @@ LaunchIdentity launch_identity_from_environment() {
   Reading pmi =
       read_launcher(pmi_launcher, "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS");
   const bool mpi_launcher = readings[1].any() || (hydra && pmi.any());
+  std::optional<Reading> slurm_pmi;  // read after Slurm's own, and must agree with them
   if (hydra) {
     readings.push_back(std::move(pmi));
+  } else {
+    slurm_pmi = std::move(pmi);
   }
   if (in_srun_step && !mpi_launcher) {
     readings.push_back(read_slurm());
-    if (!hydra) {
-      readings.push_back(std::move(pmi));  // agrees with Slurm's own variables
+    if (slurm_pmi) {
+      readings.push_back(std::move(*slurm_pmi));
     }
   } else if (env::get("SLURM_PROCID")) {
     log::debug("launch identity: Slurm's variables ignored ({})",
