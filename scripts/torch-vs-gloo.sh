@@ -13,7 +13,7 @@
 #
 # gloo in torch 1.13 has no reduce_scatter: that table is railyard's alone.
 # --ddp times DistributedDataParallel steps of a 25 M-parameter MLP on a batch
-# of one instead.
+# of one instead, plotted round by round (scripts/plot-ddp.py).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -114,6 +114,9 @@ for op in "${ops[@]}"; do
   python3 "$here/combine-bench-rounds.py" -o "$combined" "$out/rounds/$op"/*.csv
   if [ "$op" = ddp ]; then
     python3 "$here/bench-table.py" --placement in-place --time average "$out/rounds/$op"/*.csv || status=1
+    python3 "$here/plot-ddp.py" -o "$out/ddp-$layout.png" --line-rate-mbps "$line" \
+      --title "DDP step time, 2 hosts x $per_host rank(s), 4 rails at $rate" \
+      "$out/rounds/$op"/*.csv || status=1
     continue
   fi
   for time in average slowest; do

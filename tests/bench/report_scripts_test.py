@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Runs scripts/bench-table.py, scripts/plot-mrail.py, scripts/plot-ratios.py
-and scripts/plot-projection.py (their paths are the first four arguments) on
-files written here, and checks their figures, their output and their
-errors."""
+"""Runs scripts/bench-table.py, scripts/plot-mrail.py, scripts/plot-ratios.py,
+scripts/plot-projection.py and scripts/plot-ddp.py (their paths are the
+first five arguments) on files written here, and checks their figures,
+their output and their errors."""
 import csv
 import json
 import os
@@ -16,6 +16,7 @@ BENCH_TABLE = sys.argv.pop(1)
 PLOT_MRAIL = sys.argv.pop(1)
 PLOT_RATIOS = sys.argv.pop(1)
 PLOT_PROJECTION = sys.argv.pop(1)
+PLOT_DDP = sys.argv.pop(1)
 
 COLUMNS = ["subject", "operation", "ranks", "hosts", "type", "redop", "root", "size", "count",
            "placement", "time_us", "algbw_gbps", "busbw_gbps", "wrong", "max_time_us"]
@@ -256,6 +257,41 @@ class PlotProjection(Files):
         self.assertNotEqual(result.returncode, 0)
         self.assertIn(f"{path}: ", result.stderr)
         self.assertIn("expected railyard-info --algorithms --hosts", result.stderr)
+
+
+class PlotDdp(Files):
+    write_round = BenchTable.write_round
+
+    def ddp_rounds(self, hosts_and_ranks):
+        files = []
+        for hosts, ranks in hosts_and_ranks:
+            for subject, step_us in (("railyard", 300000.0), ("gloo", 400000.0)):
+                for round_number in (1, 2, 3):
+                    path = self.write_round(f"{subject}-{hosts}x{ranks}", round_number,
+                                            {100712448: step_us + round_number},
+                                            operation="ddp_step", ranks=hosts * ranks,
+                                            hosts=hosts)
+                    files.append(path)
+        return files
+
+    def test_writes_a_png_with_a_line_per_subject_and_layout(self):
+        output = self.path("ddp.png")
+        result = self.run_script(PLOT_DDP, "-o", output, "--line-rate-mbps", "478",
+                                 *self.ddp_rounds([(2, 1), (2, 2)]))
+        if "gnuplot is not installed" in result.stderr:
+            self.skipTest(result.stderr.strip())
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("(4 lines)", result.stdout)
+        with open(output, "rb") as handle:
+            self.assertEqual(handle.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_a_file_without_ddp_steps_is_named(self):
+        other = self.write_round("railyard", 1, {1024: 10.0})
+        result = self.run_script(PLOT_DDP, "-o", self.path("x.png"), other)
+        if "gnuplot is not installed" in result.stderr:
+            self.skipTest(result.stderr.strip())
+        self.assertEqual(result.returncode, 1)
+        self.assertIn(f"{other}: no ddp_step row", result.stderr)
 
 
 if __name__ == "__main__":
