@@ -217,10 +217,8 @@ void Request::wait_all(std::span<Request> requests, std::chrono::milliseconds ti
     std::size_t pending = 0;
     std::string named;
     for (const Request& request : requests) {
-      if (request.operation_ && !request.operation_->done()) {
-        if (++pending <= kNamed) {
-          named += (pending == 1 ? "" : "; ") + detail::describe_pending(*request.operation_);
-        }
+      if (std::string waiting = request.waiting_for(); !waiting.empty() && ++pending <= kNamed) {
+        named += (pending == 1 ? "" : "; ") + waiting;
       }
     }
     throw TimeoutError(fmt::format(
